@@ -1,0 +1,149 @@
+//! The latency histogram every cell keeps: an HDR histogram (3 significant
+//! digits, 1 ns … 100 s) that the store serialises as a compressed V2 blob, so
+//! any percentile can be derived later from the store alone.
+
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+
+pub use hdrhistogram::Histogram;
+
+/// Highest value a latency histogram accepts, ns (100 s). Larger values are
+/// clamped to it, and counted in [`LatencyHistogram::clamped`].
+pub const MAX_TRACKABLE_NS: u64 = 100_000_000_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    #[error("histogram blob is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// Latencies in ns.
+#[derive(Debug, Clone)]
+pub struct LatencyHistogram {
+    hist: Histogram<u64>,
+    clamped: u64,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        let hist = Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3)
+            .expect("static histogram bounds are valid");
+        LatencyHistogram { hist, clamped: 0 }
+    }
+
+    /// Records one value in ns. Values of 0 are recorded as 1 (the lowest
+    /// bucket) and values above [`MAX_TRACKABLE_NS`] as that bound.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let v = if ns > MAX_TRACKABLE_NS {
+            self.clamped += 1;
+            MAX_TRACKABLE_NS
+        } else {
+            ns.max(1)
+        };
+        // Cannot fail: v is within the bounds given to new_with_bounds.
+        let _ = self.hist.record(v);
+    }
+
+    /// Number of values recorded above the trackable range.
+    pub fn clamped(&self) -> u64 {
+        self.clamped
+    }
+
+    pub fn len(&self) -> u64 {
+        self.hist.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hist.is_empty()
+    }
+
+    pub fn min_ns(&self) -> u64 {
+        self.hist.min()
+    }
+
+    pub fn max_ns(&self) -> u64 {
+        self.hist.max()
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        self.hist.mean()
+    }
+
+    pub fn stddev_ns(&self) -> f64 {
+        self.hist.stdev()
+    }
+
+    /// The value at quantile `q` (0.0 ..= 1.0), ns.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        self.hist.value_at_quantile(q)
+    }
+
+    /// The underlying HDR histogram, for statistics that need the buckets.
+    pub fn inner(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// Adds every value of `other` into `self`.
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        // Same bounds on both sides: cannot fail.
+        let _ = self.hist.add(&other.hist);
+        self.clamped += other.clamped;
+    }
+
+    /// Serialises as an HdrHistogram V2 + deflate blob (portable across
+    /// HdrHistogram implementations).
+    pub fn to_blob(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&self.hist, &mut out)
+            .expect("serialising into a Vec cannot fail");
+        out
+    }
+
+    pub fn from_blob(blob: &[u8], clamped: u64) -> Result<Self, HistogramError> {
+        let mut de = Deserializer::new();
+        let hist: Histogram<u64> = de
+            .deserialize(&mut std::io::Cursor::new(blob))
+            .map_err(|e| HistogramError::Corrupt(format!("{e:?}")))?;
+        Ok(LatencyHistogram { hist, clamped })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_round_trip_keeps_every_percentile() {
+        let mut h = LatencyHistogram::new();
+        for v in [100, 200, 300, 400, 5_000, 1_000_000] {
+            h.record(v);
+        }
+        let back = LatencyHistogram::from_blob(&h.to_blob(), 0).unwrap();
+        assert_eq!(back.len(), 6);
+        for q in [0.0, 0.5, 0.9, 0.99, 1.0] {
+            assert_eq!(back.quantile_ns(q), h.quantile_ns(q));
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_and_counted() {
+        let mut h = LatencyHistogram::new();
+        h.record(0);
+        h.record(MAX_TRACKABLE_NS * 2);
+        assert_eq!(h.len(), 2);
+        assert_eq!(h.clamped(), 1);
+        assert_eq!(h.min_ns(), 1);
+    }
+
+    #[test]
+    fn corrupt_blob_is_an_error() {
+        assert!(LatencyHistogram::from_blob(b"not a histogram", 0).is_err());
+    }
+}

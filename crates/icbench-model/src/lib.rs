@@ -1,0 +1,19 @@
+//! The vocabulary every other icbench crate speaks: what a link can carry,
+//! what a cell is, what a run records and what a measured cell yields.
+//!
+//! This crate owns no I/O and no policy. It exists so that the engine (which
+//! produces results), the store (which keeps them) and the renderers (which
+//! show them) agree on one set of types without depending on each other
+//! (shared/design/ARCHITECTURE.md, "Vocabulary" and rule 5: every number
+//! carries its unit in its name).
+
+mod cell;
+mod hist;
+mod run;
+
+pub use cell::{CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
+pub use hist::{Histogram, HistogramError, LatencyHistogram};
+pub use run::{Floor, LinkCaps, PeerMode, RunMeta, RunStatus, Sched};
+
+/// Version of every JSON document icbench writes (ARCHITECTURE rule 6).
+pub const JSON_SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,134 @@
+//! A run and what is recorded with it: the machine, the CPU pair, the clock,
+//! the floor, and how the run ended.
+
+use serde::{Deserialize, Serialize};
+
+/// What a link can carry, declared by the link itself so that nothing outside
+/// the link code has to ask which link it is (ARCHITECTURE rule 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkCaps {
+    /// Largest message the link carries in one piece, in bytes.
+    pub max_msg_bytes: usize,
+    /// `true` when a read returns exactly one message as it was written
+    /// (seqpacket, mq, netlink, rpmsg); `false` for byte streams (pipe,
+    /// unix stream, tcp, pty, tty), where the protocol frames messages.
+    pub message_boundaries: bool,
+    /// The sender can build the message in place in the link's memory.
+    pub zero_copy: bool,
+    /// Both ends read the same clock, so one-way times are meaningful.
+    pub shared_clock: bool,
+}
+
+/// Whether the peer ran as a separate process or as a thread of icbench.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PeerMode {
+    Process,
+    Thread,
+}
+
+impl PeerMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PeerMode::Process => "process",
+            PeerMode::Thread => "thread",
+        }
+    }
+}
+
+/// The scheduling policy both ends ran under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "lowercase")]
+pub enum Sched {
+    /// SCHED_OTHER, the default time-sharing policy.
+    Other,
+    /// SCHED_FIFO at the given priority (1..=99).
+    Fifo { priority: u8 },
+}
+
+impl std::fmt::Display for Sched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sched::Other => f.write_str("SCHED_OTHER"),
+            Sched::Fifo { priority } => write!(f, "SCHED_FIFO {priority}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Still measuring, or killed without a chance to say otherwise.
+    Running,
+    /// Every planned cell was attempted.
+    Finished,
+    /// Stopped early (Ctrl-C); every finished cell is kept.
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        match s {
+            "running" => Some(RunStatus::Running),
+            "finished" => Some(RunStatus::Finished),
+            "interrupted" => Some(RunStatus::Interrupted),
+            _ => None,
+        }
+    }
+}
+
+/// The physical limit between the two CPUs, measured in the same run
+/// (ARCHITECTURE "floor"; method after nviennot/core-to-core-latency).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Floor {
+    /// Median round trip of one cache line bounced between the two CPUs, ns.
+    pub cacheline_rtt_ns: f64,
+    /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
+    pub memcpy_bytes_per_s: f64,
+    /// Size of each memcpy in the bandwidth measurement, bytes.
+    pub memcpy_block_bytes: u64,
+}
+
+/// Everything recorded about a run besides its cells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    pub cpu_model: String,
+    /// Online CPUs as the kernel lists them (e.g. "0-1").
+    pub online_cpus: String,
+    /// CPU the host end (the measuring side) was pinned to.
+    pub host_cpu: u32,
+    /// CPU the peer was pinned to.
+    pub peer_cpu: u32,
+    pub peer_mode: PeerMode,
+    pub sched: Sched,
+    pub mlock: bool,
+    pub kernel_release: String,
+    /// cpufreq governor of the host CPU, when readable.
+    pub governor: Option<String>,
+    pub hostname: String,
+    pub icbench_version: String,
+    pub git_commit: Option<String>,
+    /// The command line, one element per argument.
+    pub command_line: Vec<String>,
+    /// Wall-clock start and end, Unix time in ns (CLOCK_REALTIME: for the
+    /// record only, never for measuring).
+    pub started_unix_ns: i64,
+    pub ended_unix_ns: Option<i64>,
+    /// The clock every interval was measured with.
+    pub clock: String,
+    /// Median cost of one read of that clock, ns.
+    pub clock_overhead_ns: f64,
+    pub status: RunStatus,
+    pub floor: Option<Floor>,
+    /// Free-form notes the engine attaches (e.g. "SCHED_FIFO not permitted").
+    pub notes: Vec<String>,
+}
