@@ -1,0 +1,104 @@
+//! The schema and how a database file is brought up to it.
+//!
+//! Each migration is one SQL file under `migrations/`, numbered from 1 and
+//! compiled into the binary. `PRAGMA user_version` records how many have been
+//! applied; opening a file applies the missing ones in order, in one
+//! `BEGIN IMMEDIATE` transaction that also sets the new version, so a file is
+//! never left half-migrated and two processes opening it at once do not both
+//! migrate. `PRAGMA application_id` marks the file as icbench's, so the store
+//! never adds its tables to some other program's database.
+
+use rusqlite::{Connection, TransactionBehavior};
+use std::time::Duration;
+
+use crate::error::StoreError;
+
+/// The migrations, in order: entry `i` takes the schema from version `i` to
+/// `i + 1`. Append only; never edit one that has shipped.
+const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_initial.sql")];
+
+/// The schema version this build writes and understands.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// `PRAGMA application_id` of an icbench results database: "icb1" in ASCII.
+pub(crate) const APPLICATION_ID: i32 = 0x6963_6231;
+
+/// How long a writer waits for another connection's lock before giving up.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Per-connection settings: lock waits, foreign keys, WAL and durability.
+///
+/// `synchronous = FULL` syncs the WAL at every commit. Commits happen between
+/// cells (never inside a timed loop), a cell takes far longer than a sync,
+/// and boards are the kind of machine whose power gets pulled: a finished
+/// cell should survive that, not only a crash of the process.
+pub(crate) fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    // Returns the mode in force: "wal" for a file, "memory" in memory. A file
+    // system without shared-memory support keeps the rollback journal, which
+    // is slower for concurrent readers but still correct.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(())
+}
+
+/// The file's `(application_id, user_version)`.
+fn identity(conn: &Connection) -> rusqlite::Result<(i32, i64)> {
+    let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    Ok((app, version))
+}
+
+/// Checks that the file is icbench's (or empty) and not newer than this
+/// build, then applies the missing migrations.
+pub(crate) fn migrate(conn: &mut Connection, path: &str) -> Result<(), StoreError> {
+    let open_err = |source| StoreError::Open { path: path.to_string(), source };
+    // Fast path without a write lock: already current.
+    let (app, version) = identity(conn).map_err(open_err)?;
+    check_identity(conn, path, app, version)?;
+    if app == APPLICATION_ID && version == SCHEMA_VERSION {
+        return Ok(());
+    }
+
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(open_err)?;
+    // Another process may have migrated while we waited for the lock.
+    let (app, version) = identity(&tx).map_err(open_err)?;
+    check_identity(&tx, path, app, version)?;
+    let start = usize::try_from(version).expect("check_identity refused a negative version");
+    for sql in &MIGRATIONS[start..] {
+        tx.execute_batch(sql).map_err(open_err)?;
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID).map_err(open_err)?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(open_err)?;
+    tx.commit().map_err(open_err)
+}
+
+fn check_identity(conn: &Connection, path: &str, app: i32, version: i64) -> Result<(), StoreError> {
+    let not_ours = || StoreError::NotIcbench { path: path.to_string() };
+    if app == APPLICATION_ID {
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path: path.to_string(),
+                found: version,
+                known: SCHEMA_VERSION,
+            });
+        }
+        if version < 0 {
+            return Err(not_ours());
+        }
+        return Ok(());
+    }
+    if app != 0 || version != 0 {
+        return Err(not_ours());
+    }
+    // No marks at all: fine if the file is empty (new), not if it holds
+    // another program's tables.
+    let objects: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .map_err(|source| StoreError::Open { path: path.to_string(), source })?;
+    if objects > 0 {
+        return Err(not_ours());
+    }
+    Ok(())
+}
