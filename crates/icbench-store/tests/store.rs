@@ -1,0 +1,581 @@
+//! The store's contract, tested through its public API against real SQLite
+//! files (and in memory where the file does not matter).
+
+use icbench_model::{
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, Pattern, PeerMode,
+    RunMeta, RunStatus, Sched,
+};
+use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
+
+/// `icbench_model::hist::MAX_TRACKABLE_NS` (100 s), which the model does not
+/// re-export.
+const MAX_TRACKABLE_NS: u64 = 100_000_000_000;
+
+fn meta() -> RunMeta {
+    RunMeta {
+        cpu_model: "ARMv7 Processor rev 5 (v7l)".into(),
+        online_cpus: "0-1".into(),
+        host_cpu: 0,
+        peer_cpu: 1,
+        peer_mode: PeerMode::Thread,
+        sched: Sched::Fifo { priority: 80 },
+        mlock: true,
+        kernel_release: "6.1.0-stm32mp".into(),
+        governor: Some("performance".into()),
+        hostname: "stm32mp1".into(),
+        icbench_version: "0.1.0".into(),
+        git_commit: Some("b2ef05b".into()),
+        command_line: vec![
+            "icbench".into(),
+            "run".into(),
+            "--link".into(),
+            "shm?wait=futex".into(),
+        ],
+        started_unix_ns: 1_763_780_000_123_456_789,
+        ended_unix_ns: None,
+        clock: "CLOCK_MONOTONIC_RAW".into(),
+        clock_overhead_ns: 21.25,
+        status: RunStatus::Running,
+        floor: None,
+        notes: vec!["SCHED_FIFO not permitted".into(), "ünïcode \"quoted\"".into()],
+    }
+}
+
+/// A deterministic spread of latencies (xorshift), some above the trackable range.
+fn latencies(n: usize) -> Vec<u64> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match i % 500 {
+                0 => MAX_TRACKABLE_NS + 7, // clamped
+                1 => 0,                    // recorded as 1
+                _ => 800 + x % 50_000,
+            }
+        })
+        .collect()
+}
+
+fn hist_of(values: &[u64]) -> LatencyHistogram {
+    let mut h = LatencyHistogram::new();
+    for &v in values {
+        h.record(v);
+    }
+    h
+}
+
+fn key(link: &str, pattern: Pattern, size_bytes: u64) -> CellKey {
+    CellKey { link: link.into(), pattern, size_bytes }
+}
+
+fn measured_pingpong() -> CellResult {
+    let raw = latencies(5_000);
+    CellResult {
+        key: key("shm?wait=futex", Pattern::PingPong, 64),
+        outcome: CellOutcome::Measured(CellData {
+            messages: raw.len() as u64,
+            bytes: raw.len() as u64 * 64,
+            elapsed_ns: 987_654_321,
+            warmup_messages: 100,
+            latency: Some(hist_of(&raw)),
+            raw_ns: Some(raw),
+            window: None,
+        }),
+    }
+}
+
+fn measured_stream() -> CellResult {
+    CellResult {
+        key: key("pipe", Pattern::Stream, 4096),
+        outcome: CellOutcome::Measured(CellData {
+            messages: 1_000_000,
+            bytes: 4_096_000_000,
+            elapsed_ns: 2_500_000_000,
+            warmup_messages: 0,
+            latency: None,
+            raw_ns: None,
+            window: Some(16),
+        }),
+    }
+}
+
+/// Present but empty must stay distinct from absent.
+fn measured_empty() -> CellResult {
+    CellResult {
+        key: key("unix", Pattern::PingPong, 1),
+        outcome: CellOutcome::Measured(CellData {
+            messages: 0,
+            bytes: 0,
+            elapsed_ns: 0,
+            warmup_messages: 0,
+            latency: Some(LatencyHistogram::new()),
+            raw_ns: Some(Vec::new()),
+            window: Some(0),
+        }),
+    }
+}
+
+fn failed() -> CellResult {
+    CellResult {
+        key: key("tty:/dev/ttyRPMSG0", Pattern::PingPong, 256),
+        outcome: CellOutcome::Failed {
+            reason: "timeout after 2 s waiting for reply 17 (peer died?) 'quoted' ✓".into(),
+        },
+    }
+}
+
+fn not_applicable() -> CellResult {
+    CellResult {
+        key: key("rpmsg:/dev/rpmsg0", Pattern::PingPong, 1024),
+        outcome: CellOutcome::NotApplicable { max_bytes: 496 },
+    }
+}
+
+fn all_cells() -> Vec<CellResult> {
+    vec![measured_pingpong(), measured_stream(), measured_empty(), failed(), not_applicable()]
+}
+
+const QUANTILES: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
+
+fn assert_hist_eq(got: &LatencyHistogram, want: &LatencyHistogram, ctx: &str) {
+    assert_eq!(got.inner(), want.inner(), "{ctx}: histogram buckets");
+    assert_eq!(got.clamped(), want.clamped(), "{ctx}: clamped");
+    assert_eq!(got.len(), want.len(), "{ctx}: len");
+    for q in QUANTILES {
+        assert_eq!(got.quantile_ns(q), want.quantile_ns(q), "{ctx}: quantile {q}");
+    }
+}
+
+fn assert_cell_eq(got: &CellResult, want: &CellResult) {
+    let ctx = format!("{:?}", want.key);
+    assert_eq!(got.key, want.key);
+    match (&got.outcome, &want.outcome) {
+        (CellOutcome::Measured(g), CellOutcome::Measured(w)) => {
+            assert_eq!(g.messages, w.messages, "{ctx}: messages");
+            assert_eq!(g.bytes, w.bytes, "{ctx}: bytes");
+            assert_eq!(g.elapsed_ns, w.elapsed_ns, "{ctx}: elapsed_ns");
+            assert_eq!(g.warmup_messages, w.warmup_messages, "{ctx}: warmup_messages");
+            assert_eq!(g.window, w.window, "{ctx}: window");
+            assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
+            match (&g.latency, &w.latency) {
+                (Some(gh), Some(wh)) => assert_hist_eq(gh, wh, &ctx),
+                (None, None) => {}
+                (g, w) => panic!("{ctx}: latency present {} vs {}", g.is_some(), w.is_some()),
+            }
+        }
+        (CellOutcome::Failed { reason: g }, CellOutcome::Failed { reason: w }) => assert_eq!(g, w),
+        (
+            CellOutcome::NotApplicable { max_bytes: g },
+            CellOutcome::NotApplicable { max_bytes: w },
+        ) => {
+            assert_eq!(g, w)
+        }
+        (g, w) => panic!("{ctx}: outcome {} vs {}", g.status_str(), w.status_str()),
+    }
+}
+
+fn assert_cells_eq(got: &[CellResult], want: &[CellResult]) {
+    assert_eq!(got.len(), want.len(), "cell count");
+    for (g, w) in got.iter().zip(want) {
+        assert_cell_eq(g, w);
+    }
+}
+
+#[test]
+fn every_outcome_kind_round_trips_with_every_field() {
+    let mut store = Store::open_in_memory().unwrap();
+    let m = meta();
+    let run = store.begin_run(&m).unwrap();
+    let floor =
+        Floor { cacheline_rtt_ns: 84.5, memcpy_bytes_per_s: 1.25e9, memcpy_block_bytes: 1 << 20 };
+    store.set_floor(run, &floor).unwrap();
+    let cells = all_cells();
+    for c in &cells {
+        store.insert_cell(run, c).unwrap();
+    }
+    let notes = vec!["governor was ondemand".to_string()];
+    store
+        .finish_run(run, RunStatus::Finished, m.started_unix_ns + 5_000_000_000, None, &notes)
+        .unwrap();
+
+    let loaded = store.load_run(run).unwrap();
+    let want = RunMeta {
+        status: RunStatus::Finished,
+        ended_unix_ns: Some(m.started_unix_ns + 5_000_000_000),
+        floor: Some(floor),
+        notes,
+        ..m
+    };
+    assert_eq!(loaded.id, run);
+    assert_eq!(loaded.meta, want);
+    assert_eq!(loaded.source, RunSource::Measured);
+    assert_eq!(loaded.provenance, None);
+    assert!(loaded.warnings.is_empty());
+    assert_cells_eq(&loaded.cells, &cells);
+}
+
+#[test]
+fn finish_run_floor_replaces_the_stored_one() {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    let first = Floor { cacheline_rtt_ns: 1.0, memcpy_bytes_per_s: 2.0, memcpy_block_bytes: 3 };
+    let last =
+        Floor { cacheline_rtt_ns: 70.0, memcpy_bytes_per_s: 9.5e9, memcpy_block_bytes: 4096 };
+    store.set_floor(run, &first).unwrap();
+    store.finish_run(run, RunStatus::Interrupted, 7, Some(&last), &[]).unwrap();
+    let m = store.load_run(run).unwrap().meta;
+    assert_eq!(m.floor, Some(last));
+    assert_eq!(m.status, RunStatus::Interrupted);
+    assert!(m.notes.is_empty());
+}
+
+#[test]
+fn sched_other_and_absent_options_round_trip() {
+    let mut store = Store::open_in_memory().unwrap();
+    let m = RunMeta {
+        sched: Sched::Other,
+        peer_mode: PeerMode::Process,
+        mlock: false,
+        governor: None,
+        git_commit: None,
+        command_line: vec![],
+        notes: vec![],
+        started_unix_ns: -5, // before 1970: still an i64
+        ..meta()
+    };
+    let run = store.begin_run(&m).unwrap();
+    assert_eq!(store.load_run(run).unwrap().meta, m);
+}
+
+#[test]
+fn nan_floats_come_back_as_nan() {
+    // SQLite turns a NaN REAL into NULL; the store must not fail on it.
+    let mut store = Store::open_in_memory().unwrap();
+    let m = RunMeta {
+        clock_overhead_ns: f64::NAN,
+        floor: Some(Floor {
+            cacheline_rtt_ns: f64::NAN,
+            memcpy_bytes_per_s: f64::INFINITY,
+            memcpy_block_bytes: 0,
+        }),
+        ..meta()
+    };
+    let run = store.begin_run(&m).unwrap();
+    let back = store.load_run(run).unwrap().meta;
+    assert!(back.clock_overhead_ns.is_nan());
+    let floor = back.floor.expect("floor present");
+    assert!(floor.cacheline_rtt_ns.is_nan());
+    assert_eq!(floor.memcpy_bytes_per_s, f64::INFINITY);
+    assert_eq!(floor.memcpy_block_bytes, 0);
+}
+
+#[test]
+fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
+    let values = latencies(100_000);
+    let original = hist_of(&values);
+    assert!(original.clamped() > 0, "the test data must exercise clamping");
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    store
+        .insert_cell(
+            run,
+            &CellResult {
+                key: key("shm", Pattern::PingPong, 8),
+                outcome: CellOutcome::Measured(CellData {
+                    messages: values.len() as u64,
+                    bytes: 0,
+                    elapsed_ns: 1,
+                    warmup_messages: 0,
+                    latency: Some(original.clone()),
+                    raw_ns: None,
+                    window: None,
+                }),
+            },
+        )
+        .unwrap();
+    let loaded = store.load_run(run).unwrap();
+    let CellOutcome::Measured(d) = &loaded.cells[0].outcome else {
+        panic!("cell should be measured");
+    };
+    let back = d.latency.as_ref().expect("histogram stored");
+    for i in 0..=1000 {
+        let q = f64::from(i) / 1000.0;
+        assert_eq!(back.quantile_ns(q), original.quantile_ns(q), "quantile {q}");
+    }
+    assert_eq!(back.min_ns(), original.min_ns());
+    assert_eq!(back.max_ns(), original.max_ns());
+    assert_eq!(back.mean_ns(), original.mean_ns());
+    assert_eq!(back.stddev_ns(), original.stddev_ns());
+    assert_eq!(back.clamped(), original.clamped());
+}
+
+#[test]
+fn cells_survive_when_the_run_is_never_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("icbench.db");
+    let cells = [measured_pingpong(), failed()];
+    let run = {
+        let mut store = Store::open(&path).unwrap();
+        let run = store.begin_run(&meta()).unwrap();
+        for c in &cells {
+            store.insert_cell(run, c).unwrap();
+        }
+        run
+        // Dropped without finish_run: as if the process had died.
+    };
+    let store = Store::open(&path).unwrap();
+    let runs = store.list_runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].id, run);
+    assert_eq!(runs[0].status, RunStatus::Running);
+    assert_eq!((runs[0].cells_ok, runs[0].cells_failed, runs[0].cells_na), (1, 1, 0));
+    let loaded = store.load_run(run).unwrap();
+    assert_eq!(loaded.meta.status, RunStatus::Running);
+    assert_eq!(loaded.meta.ended_unix_ns, None);
+    assert_cells_eq(&loaded.cells, &cells);
+}
+
+#[test]
+fn a_cell_is_visible_to_another_connection_as_soon_as_insert_returns() {
+    // Committed per cell: a second process (e.g. `icbench runs` during a
+    // run) sees it without the writer closing or finishing anything.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("icbench.db");
+    let mut writer = Store::open(&path).unwrap();
+    let reader = Store::open(&path).unwrap();
+    let run = writer.begin_run(&meta()).unwrap();
+    writer.insert_cell(run, &not_applicable()).unwrap();
+    assert_eq!(reader.list_runs().unwrap()[0].cells_na, 1);
+    writer.insert_cell(run, &measured_stream()).unwrap();
+    assert_eq!(reader.load_run(run).unwrap().cells.len(), 2);
+}
+
+#[test]
+fn file_is_in_wal_mode_and_at_the_current_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("icbench.db");
+    drop(Store::open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn opening_twice_migrates_once_and_keeps_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("icbench.db");
+    let run = {
+        let mut store = Store::open(&path).unwrap();
+        let run = store.begin_run(&meta()).unwrap();
+        store.insert_cell(run, &failed()).unwrap();
+        run
+    };
+    for _ in 0..2 {
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.list_runs().unwrap().len(), 1);
+        assert_cells_eq(&store.load_run(run).unwrap().cells, &[failed()]);
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn a_newer_schema_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("icbench.db");
+    drop(Store::open(&path).unwrap());
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+    }
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NewerSchema { found, .. } if found == SCHEMA_VERSION + 1));
+    let msg = err.to_string();
+    let want = format!(
+        "{} was written by a newer icbench (schema {})",
+        path.display(),
+        SCHEMA_VERSION + 1
+    );
+    assert!(msg.contains(&want), "{msg}");
+    assert!(msg.contains("upgrade icbench"), "{msg}");
+}
+
+#[test]
+fn another_programs_database_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("photos.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT);").unwrap();
+    }
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NotIcbench { .. }), "{err}");
+    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema WHERE name = 'runs'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tables, 0, "no icbench table may be added");
+}
+
+fn assert_open_error_names(path: &std::path::Path) {
+    let err = Store::open(path).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains(&format!("cannot open results database {}", path.display())), "{msg}");
+    assert!(msg.contains("--db PATH or ICBENCH_DB"), "{msg}");
+}
+
+#[test]
+fn an_unwritable_path_gives_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_open_error_names(&dir.path().join("no-such-dir").join("icbench.db"));
+    // Not creatable even by root.
+    assert_open_error_names(std::path::Path::new("/proc/icbench.db"));
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_gives_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "this is not a database, just some text that is long enough ".repeat(20))
+        .unwrap();
+    assert_open_error_names(&path);
+}
+
+#[test]
+fn list_runs_counts_cells_by_status() {
+    let mut store = Store::open_in_memory().unwrap();
+    assert!(store.list_runs().unwrap().is_empty());
+    assert_eq!(store.latest_run_id().unwrap(), None);
+
+    let a = store.begin_run(&meta()).unwrap();
+    for c in all_cells() {
+        store.insert_cell(a, &c).unwrap();
+    }
+    store.insert_cell(a, &failed()).unwrap();
+    store.finish_run(a, RunStatus::Finished, 1, None, &[]).unwrap();
+
+    let empty = store.begin_run(&RunMeta { hostname: "other".into(), ..meta() }).unwrap();
+
+    let imported_meta = RunMeta { host_cpu: 2, peer_cpu: 3, status: RunStatus::Finished, ..meta() };
+    let imp = store
+        .begin_run_with_source(
+            &imported_meta,
+            &RunSource::Imported("dimtass".into()),
+            Some("seed-000.log"),
+        )
+        .unwrap();
+    store.insert_cell(imp, &not_applicable()).unwrap();
+    store.insert_cell(imp, &not_applicable()).unwrap();
+
+    let runs = store.list_runs().unwrap();
+    let ids: Vec<RunId> = runs.iter().map(|r| r.id).collect();
+    assert_eq!(ids, vec![a, empty, imp]);
+    let counts: Vec<(u64, u64, u64)> =
+        runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
+    assert_eq!(counts, vec![(3, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(runs[0].status, RunStatus::Finished);
+    assert_eq!(runs[0].ended_unix_ns, Some(1));
+    assert_eq!(runs[1].status, RunStatus::Running);
+    assert_eq!(runs[1].hostname, "other");
+    assert_eq!(runs[2].source, RunSource::Imported("dimtass".into()));
+    assert_eq!((runs[2].host_cpu, runs[2].peer_cpu), (2, 3));
+    assert_eq!(runs[0].started_unix_ns, meta().started_unix_ns);
+    assert_eq!(runs[0].cpu_model, meta().cpu_model);
+    assert_eq!(store.latest_run_id().unwrap(), Some(imp));
+}
+
+#[test]
+fn imported_runs_keep_source_provenance_and_warnings() {
+    let mut store = Store::open_in_memory().unwrap();
+    let m = RunMeta { status: RunStatus::Finished, ended_unix_ns: Some(99), ..meta() };
+    let run = store
+        .begin_run_with_source(
+            &m,
+            &RunSource::Imported("xmit-p".into()),
+            Some("logs/a.txt sha256:ab"),
+        )
+        .unwrap();
+    store.add_warning(run, "3 replies shorter than the request").unwrap();
+    store.add_warning(run, "clock overhead unknown").unwrap();
+    let loaded = store.load_run(run).unwrap();
+    assert_eq!(loaded.meta, m);
+    assert_eq!(loaded.source, RunSource::Imported("xmit-p".into()));
+    assert_eq!(loaded.provenance.as_deref(), Some("logs/a.txt sha256:ab"));
+    assert_eq!(
+        loaded.warnings,
+        vec!["3 replies shorter than the request", "clock overhead unknown"]
+    );
+}
+
+#[test]
+fn cells_load_in_insertion_order_per_run() {
+    let mut store = Store::open_in_memory().unwrap();
+    let a = store.begin_run(&meta()).unwrap();
+    let b = store.begin_run(&meta()).unwrap();
+    let sizes = [4096, 1, 512, 64];
+    for (i, s) in sizes.iter().enumerate() {
+        let run = if i % 2 == 0 { a } else { b };
+        let mut c = failed();
+        c.key.size_bytes = *s;
+        store.insert_cell(run, &c).unwrap();
+        store.insert_cell(a, &not_applicable()).unwrap();
+    }
+    let got: Vec<u64> = store.load_run(b).unwrap().cells.iter().map(|c| c.key.size_bytes).collect();
+    assert_eq!(got, vec![1, 64]);
+    let got: Vec<u64> = store.load_run(a).unwrap().cells.iter().map(|c| c.key.size_bytes).collect();
+    assert_eq!(got, vec![4096, 1024, 1024, 512, 1024, 1024]);
+}
+
+#[test]
+fn a_missing_run_is_named_with_advice() {
+    let mut store = Store::open_in_memory().unwrap();
+    let missing = RunId(42);
+    let err = store.load_run(missing).unwrap_err();
+    assert!(matches!(err, StoreError::NoSuchRun { id, .. } if id == missing));
+    assert_eq!(err.to_string(), "no run 42 in :memory:; `icbench runs` lists them");
+
+    let floor = Floor { cacheline_rtt_ns: 1.0, memcpy_bytes_per_s: 1.0, memcpy_block_bytes: 1 };
+    let errs = [
+        store.insert_cell(missing, &failed()).unwrap_err(),
+        store.finish_run(missing, RunStatus::Finished, 0, None, &[]).unwrap_err(),
+        store.set_floor(missing, &floor).unwrap_err(),
+        store.add_warning(missing, "x").unwrap_err(),
+    ];
+    for e in errs {
+        assert!(matches!(e, StoreError::NoSuchRun { id, .. } if id == missing), "{e:?}");
+    }
+    assert!(store.list_runs().unwrap().is_empty());
+}
+
+#[test]
+fn numbers_above_i64_max_are_refused_and_nothing_is_stored() {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    let mut c = not_applicable();
+    c.key.size_bytes = u64::MAX;
+    let err = store.insert_cell(run, &c).unwrap_err();
+    assert!(matches!(err, StoreError::TooLarge { value: u64::MAX, .. }), "{err:?}");
+    assert!(err.to_string().contains("size_bytes"), "{err}");
+
+    let mut c = measured_pingpong();
+    if let CellOutcome::Measured(d) = &mut c.outcome {
+        d.elapsed_ns = 1 << 63;
+    }
+    assert!(matches!(store.insert_cell(run, &c), Err(StoreError::TooLarge { .. })));
+    assert_eq!(store.load_run(run).unwrap().cells.len(), 0);
+}
+
+#[test]
+fn a_run_id_from_the_command_line_finds_the_run() {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    let parsed: RunId = run.to_string().parse().unwrap();
+    assert_eq!(store.load_run(parsed).unwrap().id, run);
+}
