@@ -53,36 +53,44 @@ fn identity(conn: &Connection) -> rusqlite::Result<(i32, i64)> {
 /// Checks that the file is icbench's (or empty) and not newer than this
 /// build, then applies the missing migrations.
 pub(crate) fn migrate(conn: &mut Connection, path: &str) -> Result<(), StoreError> {
+    migrate_with(conn, path, MIGRATIONS)
+}
+
+/// [`migrate`] with a given list of migrations, so tests can add one.
+fn migrate_with(conn: &mut Connection, path: &str, migrations: &[&str]) -> Result<(), StoreError> {
+    let target = migrations.len() as i64;
     let open_err = |source| StoreError::Open { path: path.to_string(), source };
     // Fast path without a write lock: already current.
     let (app, version) = identity(conn).map_err(open_err)?;
-    check_identity(conn, path, app, version)?;
-    if app == APPLICATION_ID && version == SCHEMA_VERSION {
+    check_identity(conn, path, app, version, target)?;
+    if app == APPLICATION_ID && version == target {
         return Ok(());
     }
 
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(open_err)?;
     // Another process may have migrated while we waited for the lock.
     let (app, version) = identity(&tx).map_err(open_err)?;
-    check_identity(&tx, path, app, version)?;
+    check_identity(&tx, path, app, version, target)?;
     let start = usize::try_from(version).expect("check_identity refused a negative version");
-    for sql in &MIGRATIONS[start..] {
+    for sql in &migrations[start..] {
         tx.execute_batch(sql).map_err(open_err)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID).map_err(open_err)?;
-    tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(open_err)?;
+    tx.pragma_update(None, "user_version", target).map_err(open_err)?;
     tx.commit().map_err(open_err)
 }
 
-fn check_identity(conn: &Connection, path: &str, app: i32, version: i64) -> Result<(), StoreError> {
+fn check_identity(
+    conn: &Connection,
+    path: &str,
+    app: i32,
+    version: i64,
+    known: i64,
+) -> Result<(), StoreError> {
     let not_ours = || StoreError::NotIcbench { path: path.to_string() };
     if app == APPLICATION_ID {
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.to_string(),
-                found: version,
-                known: SCHEMA_VERSION,
-            });
+        if version > known {
+            return Err(StoreError::NewerSchema { path: path.to_string(), found: version, known });
         }
         if version < 0 {
             return Err(not_ours());
@@ -101,4 +109,94 @@ fn check_identity(conn: &Connection, path: &str, app: i32, version: i64) -> Resu
         return Err(not_ours());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        configure(&conn).unwrap();
+        conn
+    }
+
+    fn version(conn: &Connection) -> i64 {
+        identity(conn).unwrap().1
+    }
+
+    fn table_exists(conn: &Connection, name: &str) -> bool {
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+            [name],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+            == 1
+    }
+
+    #[test]
+    fn connection_settings_are_in_force() {
+        let conn = fresh();
+        let fk: i64 = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0)).unwrap();
+        assert_eq!(fk, 1);
+        let busy: i64 = conn.pragma_query_value(None, "busy_timeout", |r| r.get(0)).unwrap();
+        assert_eq!(busy, BUSY_TIMEOUT.as_millis() as i64);
+        let sync: i64 = conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap();
+        assert_eq!(sync, 2, "FULL");
+    }
+
+    #[test]
+    fn foreign_keys_reject_a_cell_of_a_missing_run() {
+        let mut conn = fresh();
+        migrate(&mut conn, ":memory:").unwrap();
+        let err = conn
+            .execute(
+                "INSERT INTO cells (run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason)
+                 VALUES (999, 0, 0, 'shm', 'pingpong', 1, 'failed', 'x')",
+                [],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
+    }
+
+    #[test]
+    fn a_failing_migration_leaves_the_file_as_it_was() {
+        let mut conn = fresh();
+        let err = migrate_with(
+            &mut conn,
+            "test.db",
+            &[
+                "CREATE TABLE first (x INTEGER);",
+                "CREATE TABLE second (y INTEGER); THIS IS NOT SQL;",
+            ],
+        )
+        .unwrap_err();
+        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+        assert_eq!(version(&conn), 0);
+        assert!(!table_exists(&conn, "first"), "the whole upgrade must roll back");
+        assert!(!table_exists(&conn, "second"));
+        // And the real schema still applies afterwards.
+        migrate(&mut conn, "test.db").unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn only_missing_migrations_are_applied_in_order() {
+        let mut conn = fresh();
+        let v1 = ["CREATE TABLE a (x INTEGER);"];
+        migrate_with(&mut conn, "t", &v1).unwrap();
+        conn.execute("INSERT INTO a VALUES (1)", []).unwrap();
+        // Re-running v2 from scratch would fail on "table a already exists".
+        let v2 = [v1[0], "ALTER TABLE a ADD COLUMN y INTEGER DEFAULT 7;"];
+        migrate_with(&mut conn, "t", &v2).unwrap();
+        migrate_with(&mut conn, "t", &v2).unwrap();
+        assert_eq!(version(&conn), 2);
+        let row: (i64, i64) =
+            conn.query_row("SELECT x, y FROM a", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!(row, (1, 7));
+        // A binary that knows only v1 refuses the file.
+        let err = migrate_with(&mut conn, "t", &v1).unwrap_err();
+        assert!(matches!(err, StoreError::NewerSchema { found: 2, known: 1, .. }), "{err:?}");
+    }
 }
