@@ -1,0 +1,1 @@
+//! Placeholder: minimal system-call loops measured beside the links.

@@ -1,0 +1,176 @@
+//! Links over plain descriptors: pipe, unix stream, tcp, pty (byte streams)
+//! and unix seqpacket (messages). They differ only in how the pair of
+//! descriptors is made and in their capabilities; moving bytes is the same
+//! read/write, so they share one type.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::io::Errno;
+use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
+
+use crate::fdio::{check, owned_fd, read_exact, write_all};
+use crate::{Abort, Handoff, Link, LinkCaps, LinkError};
+
+/// A byte stream carries any size; this bound only keeps buffers sane.
+const STREAM_MAX: usize = 16 << 20;
+/// Largest seqpacket message: the kernel refuses messages above the socket's
+/// send buffer less overhead (net/unix/af_unix.c, unix_dgram_sendmsg); the
+/// default buffer (net.core.wmem_default, 208 KiB) allows this with room.
+const SEQPACKET_MAX: usize = 64 << 10;
+
+fn stream_caps() -> LinkCaps {
+    LinkCaps {
+        max_msg_bytes: STREAM_MAX,
+        message_boundaries: false,
+        zero_copy: false,
+        shared_clock: true,
+    }
+}
+
+/// One end over one descriptor (sockets, pty) or two (pipes).
+struct FdLink {
+    rx: OwnedFd,
+    tx: Option<OwnedFd>,
+    packets: bool,
+    caps: LinkCaps,
+    abort: Abort,
+}
+
+impl FdLink {
+    fn tx(&self) -> impl AsFd + '_ {
+        self.tx.as_ref().unwrap_or(&self.rx)
+    }
+}
+
+impl Link for FdLink {
+    fn caps(&self) -> LinkCaps {
+        self.caps
+    }
+
+    #[inline]
+    fn send(&mut self, msg: &[u8]) -> Result<(), LinkError> {
+        if self.packets {
+            if msg.len() > self.caps.max_msg_bytes {
+                return Err(LinkError::TooLarge { size: msg.len(), max: self.caps.max_msg_bytes });
+            }
+            loop {
+                match rustix::net::send(&self.rx, msg, SendFlags::NOSIGNAL) {
+                    Ok(_) => return Ok(()),
+                    Err(Errno::INTR) => check(&self.abort)?,
+                    Err(e) => return Err(LinkError::sys("send", e)),
+                }
+            }
+        }
+        write_all(self.tx(), msg, &self.abort)
+    }
+
+    #[inline]
+    fn recv(&mut self, buf: &mut [u8], len: usize) -> Result<(), LinkError> {
+        if !self.packets {
+            return read_exact(&self.rx, &mut buf[..len], &self.abort);
+        }
+        loop {
+            // MSG_TRUNC makes the kernel return the message's real length,
+            // so a longer message than expected is seen, not cut silently.
+            match rustix::net::recv(&self.rx, &mut buf[..], RecvFlags::TRUNC) {
+                Ok((_, 0)) => return Err(LinkError::PeerClosed),
+                Ok((_, n)) if n == len => return Ok(()),
+                Ok((_, n)) => {
+                    return Err(LinkError::Framing(format!(
+                        "received a message of {n} B, expected {len} B"
+                    )));
+                }
+                Err(Errno::INTR) => check(&self.abort)?,
+                Err(e) => return Err(LinkError::sys("recv", e)),
+            }
+        }
+    }
+}
+
+fn handoff(kind: &str, rx: OwnedFd, tx: Option<OwnedFd>) -> Handoff {
+    use std::os::fd::AsRawFd;
+    let text = match &tx {
+        Some(tx) => format!("{kind}:r={},w={}", rx.as_raw_fd(), tx.as_raw_fd()),
+        None => format!("{kind}:fd={}", rx.as_raw_fd()),
+    };
+    Handoff { text, fds: tx.into_iter().chain(Some(rx)).collect() }
+}
+
+fn host(rx: OwnedFd, tx: Option<OwnedFd>, packets: bool, caps: LinkCaps, abort: Abort) -> Box<dyn Link> {
+    Box::new(FdLink { rx, tx, packets, caps, abort })
+}
+
+fn setup(op: &'static str) -> impl Fn(Errno) -> LinkError {
+    move |e| LinkError::Setup(format!("{op} failed: {e}"))
+}
+
+pub(crate) fn open_pipe(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    use rustix::pipe::{PipeFlags, pipe_with};
+    let (down_r, down_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
+    let (up_r, up_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
+    Ok((host(up_r, Some(down_w), false, stream_caps(), abort), handoff("pipe", down_r, Some(up_w))))
+}
+
+fn socketpair(kind: SocketType) -> Result<(OwnedFd, OwnedFd), LinkError> {
+    rustix::net::socketpair(AddressFamily::UNIX, kind, SocketFlags::CLOEXEC, None)
+        .map_err(setup("socketpair"))
+}
+
+pub(crate) fn open_unix(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let (a, b) = socketpair(SocketType::STREAM)?;
+    Ok((host(a, None, false, stream_caps(), abort), handoff("unix", b, None)))
+}
+
+fn seqpacket_caps() -> LinkCaps {
+    LinkCaps { max_msg_bytes: SEQPACKET_MAX, message_boundaries: true, ..stream_caps() }
+}
+
+pub(crate) fn open_seqpacket(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let (a, b) = socketpair(SocketType::SEQPACKET)?;
+    Ok((host(a, None, true, seqpacket_caps(), abort), handoff("seqpacket", b, None)))
+}
+
+pub(crate) fn open_tcp(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    use std::net::{Ipv4Addr, TcpListener, TcpStream};
+    let io = |op: &'static str| move |e: std::io::Error| LinkError::Setup(format!("{op}: {e}"));
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(io("tcp bind"))?;
+    let addr = listener.local_addr().map_err(io("tcp getsockname"))?;
+    let a = TcpStream::connect(addr).map_err(io("tcp connect"))?;
+    let (b, _) = listener.accept().map_err(io("tcp accept"))?;
+    for s in [&a, &b] {
+        s.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
+    }
+    Ok((host(a.into(), None, false, stream_caps(), abort), handoff("tcp", b.into(), None)))
+}
+
+pub(crate) fn open_pty(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    use rustix::fs::{Mode, OFlags};
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .map_err(setup("posix_openpt"))?;
+    grantpt(&master).map_err(setup("grantpt"))?;
+    unlockpt(&master).map_err(setup("unlockpt"))?;
+    let name = ptsname(&master, Vec::new()).map_err(setup("ptsname"))?;
+    let slave =
+        rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(setup("open pty slave"))?;
+    // Raw mode on the terminal: no echo, no line editing, no CR/LF
+    // translation, 8-bit clean (termios(3), cfmakeraw).
+    let mut t = rustix::termios::tcgetattr(&slave).map_err(setup("tcgetattr"))?;
+    t.make_raw();
+    rustix::termios::tcsetattr(&slave, rustix::termios::OptionalActions::Now, &t)
+        .map_err(setup("tcsetattr"))?;
+    Ok((host(master, None, false, stream_caps(), abort), handoff("pty", slave, None)))
+}
+
+pub(crate) fn attach(kind: &str, text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {
+    match kind {
+        "pipe" => {
+            let rx = owned_fd(text, "r")?;
+            let tx = owned_fd(text, "w")?;
+            Ok(host(rx, Some(tx), false, stream_caps(), abort))
+        }
+        "seqpacket" => Ok(host(owned_fd(text, "fd")?, None, true, seqpacket_caps(), abort)),
+        _ => Ok(host(owned_fd(text, "fd")?, None, false, stream_caps(), abort)),
+    }
+}
