@@ -252,3 +252,142 @@ impl LinearFit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(x: f64, want: f64, tol: f64) -> bool {
+        (x - want).abs() <= tol * want.abs().max(1e-300)
+    }
+
+    #[test]
+    fn perfect_line_is_exact() {
+        let pts: Vec<(f64, f64)> = (1..=10).map(|i| (f64::from(i), 3.0 + 2.0 * f64::from(i))).collect();
+        let f = fit_linear(&pts).unwrap();
+        assert_eq!((f.a, f.b), (3.0, 2.0));
+        assert_eq!(f.r_squared, 1.0);
+        assert_eq!(f.max_rel_error, 0.0);
+        assert_eq!((f.se_a, f.se_b, f.residual_stddev), (0.0, 0.0, 0.0));
+        assert_eq!(f.a_ci95, Interval::new(3.0, 3.0));
+        assert_eq!(f.b_ci95, Interval::new(2.0, 2.0));
+        assert_eq!(f.n_points, 10);
+        assert_eq!(f.curvature.unwrap().p_two_sided, 1.0);
+        assert_eq!(f.fit_quality(), FitQuality::Good);
+        assert_eq!(f.predict(100.0), 203.0);
+        assert_eq!(f.bandwidth_per_unit(), 0.5);
+        assert_eq!(f.n_half(), 1.5);
+    }
+
+    #[test]
+    fn noisy_line_known_answer() {
+        // x = 1..6, y = [2.1, 3.9, 6.2, 7.8, 10.1, 12.2]. Expected values from
+        // python3 with exact fractions (Fraction(str(y))) and the textbook
+        // formulas; a, b cross-checked with statistics.linear_regression and
+        // R² with statistics.correlation(x, y)**2 = 0.9982106661074999.
+        // t(0.975; 4) = 2.7764451051977987 (mpmath).
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let y = [2.1, 3.9, 6.2, 7.8, 10.1, 12.2];
+        let pts: Vec<(f64, f64)> = x.into_iter().zip(y).collect();
+        let f = fit_linear(&pts).unwrap();
+        assert!(close(f.a, -0.02, 1e-9), "{f:?}");
+        assert!(close(f.b, 2.02, 1e-12), "{f:?}");
+        assert!(close(f.se_a, 0.16653327995729061, 1e-9), "{f:?}");
+        assert!(close(f.se_b, 0.042761798705987904, 1e-9), "{f:?}");
+        assert!(close(f.r_squared, 0.9982106661074999, 1e-12), "{f:?}");
+        assert!(close(f.residual_stddev, 0.17888543819998318, 1e-9), "{f:?}");
+        let t = 2.7764451051977987;
+        assert!(close(f.b_ci95.lo, 2.02 - t * 0.042761798705987904, 1e-9));
+        assert!(close(f.b_ci95.hi, 2.02 + t * 0.042761798705987904, 1e-9));
+        assert!(close(f.a_ci95.half_width(), t * 0.16653327995729061, 1e-9));
+        // Worst point: x = 1, line gives 2.0 against 2.1 → 0.1/2.1.
+        assert!(close(f.max_rel_error, 0.1 / 2.1, 1e-9), "{f:?}");
+        // Quadratic term, from the 3×3 normal equations solved exactly in
+        // python3 (a different method from the code's Gram–Schmidt):
+        // c = 0.026785714285714284, t = 0.8910279680247973, df = 3,
+        // p = 0.4385575292581313 (mpmath.betainc).
+        let c = f.curvature.unwrap();
+        assert!(close(c.quad_coef, 0.026785714285714284, 1e-9), "{c:?}");
+        assert!(close(c.t, 0.8910279680247973, 1e-9), "{c:?}");
+        assert_eq!(c.df, 3.0);
+        assert!(close(c.p_two_sided, 0.4385575292581313, 1e-7), "{c:?}");
+        assert_eq!(f.fit_quality(), FitQuality::Good);
+    }
+
+    #[test]
+    fn shifting_y_moves_only_a() {
+        let pts = [(1.0, 2.1), (2.0, 3.9), (3.0, 6.2), (4.0, 7.8), (5.0, 10.1), (6.0, 12.2)];
+        let f = fit_linear(&pts).unwrap();
+        let shifted: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x, y + 1000.0)).collect();
+        let g = fit_linear(&shifted).unwrap();
+        assert!(close(g.a, f.a + 1000.0, 1e-12));
+        assert!(close(g.b, f.b, 1e-9));
+        assert!(close(g.se_a, f.se_a, 1e-6) && close(g.se_b, f.se_b, 1e-6));
+        assert!(close(g.r_squared, f.r_squared, 1e-9));
+    }
+
+    #[test]
+    fn scaling_x_scales_b() {
+        let pts = [(1.0, 2.1), (2.0, 3.9), (3.0, 6.2), (4.0, 7.8), (5.0, 10.1), (6.0, 12.2)];
+        let f = fit_linear(&pts).unwrap();
+        let scaled: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x * 1024.0, y)).collect();
+        let g = fit_linear(&scaled).unwrap();
+        assert!(close(g.b, f.b / 1024.0, 1e-12));
+        assert!(close(g.se_b, f.se_b / 1024.0, 1e-9));
+        assert!(close(g.a, f.a, 1e-9));
+        assert!(close(g.n_half(), f.n_half() * 1024.0, 1e-9));
+        assert!(close(g.bandwidth_per_unit(), f.bandwidth_per_unit() * 1024.0, 1e-12));
+        assert!(close(g.r_squared, f.r_squared, 1e-12));
+    }
+
+    #[test]
+    fn repeated_x_and_max_rel_error_uses_per_x_means() {
+        // Two repetitions per x, ±1 around 10 + x: the line is exact at the
+        // per-x means, so max_rel_error is 0 although no point lies on it.
+        let pts = [(1.0, 10.0), (1.0, 12.0), (2.0, 11.0), (2.0, 13.0), (3.0, 12.0), (3.0, 14.0)];
+        let f = fit_linear(&pts).unwrap();
+        assert!(close(f.a, 10.0, 1e-12) && close(f.b, 1.0, 1e-12), "{f:?}");
+        assert!(f.max_rel_error < 1e-15, "{f:?}");
+        // SSE = 6·1² → s = √(6/4).
+        assert!(close(f.residual_stddev, 1.5f64.sqrt(), 1e-12));
+    }
+
+    #[test]
+    fn curvature_is_detected() {
+        // y = 1000 + x + 0.0002·x² ± 0.5, x = 0, 100, …, 1000, twice each.
+        // The line misses by at most 3 % (python3: statistics.linear_regression
+        // gives a = 970, b = 1.2; worst per-x miss 0.03), so the verdict is
+        // Curved, not PoorRelError.
+        let pts: Vec<(f64, f64)> = (0..=10)
+            .flat_map(|i| {
+                let x = f64::from(i) * 100.0;
+                let y = 1000.0 + x + 0.0002 * x * x;
+                [(x, y + 0.5), (x, y - 0.5)]
+            })
+            .collect();
+        let f = fit_linear(&pts).unwrap();
+        assert!(close(f.a, 970.0, 1e-9) && close(f.b, 1.2, 1e-9), "{f:?}");
+        assert!(close(f.max_rel_error, 0.03, 1e-9), "{f:?}");
+        let c = f.curvature.unwrap();
+        assert!(close(c.quad_coef, 0.0002, 1e-9), "{c:?}");
+        assert!(c.p_two_sided < 1e-10, "{c:?}");
+        assert_eq!(f.fit_quality(), FitQuality::Curved);
+        assert_eq!(f.fit_quality_with(0.01, 0.01), FitQuality::PoorRelError(f.max_rel_error));
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(fit_linear(&[(1.0, 1.0), (2.0, 2.0)]), Err(FitError::TooFewPoints { n_points: 2 }));
+        assert_eq!(
+            fit_linear(&[(4.0, 1.0), (4.0, 2.0), (4.0, 3.0)]),
+            Err(FitError::AllXEqual { x: 4.0 })
+        );
+        assert!(matches!(
+            fit_linear(&[(1.0, 1.0), (2.0, f64::NAN), (3.0, 3.0)]),
+            Err(FitError::NonFinite { index: 1, .. })
+        ));
+        // Three points, two distinct x: a fit, but no curvature test.
+        let f = fit_linear(&[(1.0, 1.0), (1.0, 3.0), (2.0, 4.0)]).unwrap();
+        assert!(f.curvature.is_none());
+    }
+}
