@@ -263,7 +263,8 @@ mod tests {
 
     #[test]
     fn perfect_line_is_exact() {
-        let pts: Vec<(f64, f64)> = (1..=10).map(|i| (f64::from(i), 3.0 + 2.0 * f64::from(i))).collect();
+        let pts: Vec<(f64, f64)> =
+            (1..=10).map(|i| (f64::from(i), 3.0 + 2.0 * f64::from(i))).collect();
         let f = fit_linear(&pts).unwrap();
         assert_eq!((f.a, f.b), (3.0, 2.0));
         assert_eq!(f.r_squared, 1.0);
@@ -377,7 +378,10 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(fit_linear(&[(1.0, 1.0), (2.0, 2.0)]), Err(FitError::TooFewPoints { n_points: 2 }));
+        assert_eq!(
+            fit_linear(&[(1.0, 1.0), (2.0, 2.0)]),
+            Err(FitError::TooFewPoints { n_points: 2 })
+        );
         assert_eq!(
             fit_linear(&[(4.0, 1.0), (4.0, 2.0), (4.0, 3.0)]),
             Err(FitError::AllXEqual { x: 4.0 })

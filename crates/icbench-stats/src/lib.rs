@@ -23,8 +23,8 @@
 //!   statistics, Hyndman & Fan (1996) type 7 (see [`quantile_sorted`]).
 //! - **Outliers are flagged, never removed.**
 
-mod compare;
 mod ci;
+mod compare;
 mod fit;
 mod histview;
 mod interval;
@@ -33,9 +33,7 @@ mod quantile;
 mod resample;
 mod summary;
 
-pub use ci::{
-    bootstrap_median_ci95, mean_ci95, median_ci95, median_ci95_hist, median_ci95_ranks,
-};
+pub use ci::{bootstrap_median_ci95, mean_ci95, median_ci95, median_ci95_hist, median_ci95_ranks};
 pub use compare::{
     MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95, ratio_of_medians_ci95_hist,
     welch_t_test,

@@ -200,10 +200,7 @@ mod tests {
         let mut x: Vec<f64> = (1..=9).map(f64::from).collect();
         x.push(100.0);
         let f = tukey_fences(&x).unwrap();
-        assert_eq!(
-            f,
-            Fences { low_far: -10.25, low_mild: -3.5, high_mild: 14.5, high_far: 21.25 }
-        );
+        assert_eq!(f, Fences { low_far: -10.25, low_mild: -3.5, high_mild: 14.5, high_far: 21.25 });
         assert_eq!(f.classify(100.0), OutlierClass::HighSevere);
         assert_eq!(f.classify(21.25), OutlierClass::HighMild);
         assert_eq!(f.classify(14.5), OutlierClass::NotOutlier);
@@ -211,10 +208,7 @@ mod tests {
         assert_eq!(f.classify(-3.6), OutlierClass::LowMild);
         assert_eq!(f.classify(-11.0), OutlierClass::LowSevere);
         let c = f.count(&[100.0, 15.0, 20.0, -4.0, -20.0, 5.0]);
-        assert_eq!(
-            c,
-            OutlierCounts { low_severe: 1, low_mild: 1, high_mild: 2, high_severe: 1 }
-        );
+        assert_eq!(c, OutlierCounts { low_severe: 1, low_mild: 1, high_mild: 2, high_severe: 1 });
         assert_eq!((c.mild(), c.severe(), c.total()), (3, 2, 5));
         assert_eq!(f.count(&x).total(), 1);
         assert_eq!(tukey_fences(&[]), None);

@@ -70,8 +70,8 @@ impl Summary {
     pub fn from_histogram(hist: &LatencyHistogram) -> Option<Summary> {
         let view = HistView::new(hist)?;
         let n = view.len();
-        let mean = view.buckets.iter().map(|b| b.mid_ns as f64 * b.count as f64).sum::<f64>()
-            / n as f64;
+        let mean =
+            view.buckets.iter().map(|b| b.mid_ns as f64 * b.count as f64).sum::<f64>() / n as f64;
         let ss: f64 =
             view.buckets.iter().map(|b| b.count as f64 * (b.mid_ns as f64 - mean).powi(2)).sum();
         let min = view.buckets[0].low_ns as f64;
