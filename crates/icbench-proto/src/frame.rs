@@ -1,0 +1,1093 @@
+//! `icb` frames, version 1 (docs/protocol.md §1).
+//!
+//! ```text
+//!  0      2   3   4   5   6      8              12            12+len   16+len
+//!  | magic|ver|typ|flg|chn| len  |     seq      | body (len)  | crc32  |
+//! ```
+//!
+//! body = `[timestamps, 24 bytes, if TS] [fragment record, 8 bytes, if FRAG] [payload]`.
+//! All integers are little-endian; the CRC is CRC-32/MPEG-2 over header and body.
+
+use crate::checksum::frame_crc32;
+use std::fmt;
+use std::ops::BitOr;
+
+/// First two bytes of every frame. `0xCB` never occurs in ASCII console output.
+pub const MAGIC: [u8; 2] = [0xCB, 0x1C];
+/// The only version this crate speaks.
+pub const VERSION: u8 = 1;
+/// Fixed header: magic, version, type, flags, chan, len, seq.
+pub const HEADER_LEN: usize = 12;
+/// Trailing CRC-32.
+pub const CRC_LEN: usize = 4;
+/// Bytes a frame adds to its body.
+pub const OVERHEAD: usize = HEADER_LEN + CRC_LEN;
+/// Timestamp block (flag TS): `t_origin`, `t_rx`, `t_tx`, each u64.
+pub const TS_LEN: usize = 24;
+/// Fragment record (flag FRAG): `msg_len`, `offset`, each u32.
+pub const FRAG_LEN: usize = 8;
+/// Largest body the `len` field can describe.
+pub const MAX_BODY: usize = u16::MAX as usize;
+/// Payload of one virtio rpmsg message: 512-byte buffer minus the 16-byte rpmsg header.
+pub const RPMSG_MTU: usize = 496;
+/// Every responder accepts frames up to this size, so a `HELLO` this small always gets through.
+pub const MIN_MAX_FRAME: usize = 64;
+
+/// Frame type (§1.2). Unknown values are carried, not rejected: the frame is well formed, and
+/// the responder answers it with `ERROR`/unsupported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FrameType {
+    /// Host → responder: host capabilities.
+    Hello,
+    /// Responder → host: responder capabilities.
+    Caps,
+    /// Echoed unchanged (but for flags and timestamps).
+    Echo,
+    /// Consumed by the responder; answered by `Ack`/`Credit` only.
+    Data,
+    /// `DATA` bytes received since the previous `ACK`.
+    Ack,
+    /// More `DATA` frames the host may send.
+    Credit,
+    /// Counters request / reply.
+    Stats,
+    /// Clock request / reply.
+    Time,
+    /// Responder reports a problem with a frame.
+    Error,
+    /// A type this version does not know.
+    Unknown(u8),
+}
+
+impl FrameType {
+    /// The type from its wire value.
+    pub const fn from_u8(v: u8) -> Self {
+        match v {
+            1 => FrameType::Hello,
+            2 => FrameType::Caps,
+            3 => FrameType::Echo,
+            4 => FrameType::Data,
+            5 => FrameType::Ack,
+            6 => FrameType::Credit,
+            7 => FrameType::Stats,
+            8 => FrameType::Time,
+            9 => FrameType::Error,
+            other => FrameType::Unknown(other),
+        }
+    }
+
+    /// The wire value.
+    pub const fn as_u8(self) -> u8 {
+        match self {
+            FrameType::Hello => 1,
+            FrameType::Caps => 2,
+            FrameType::Echo => 3,
+            FrameType::Data => 4,
+            FrameType::Ack => 5,
+            FrameType::Credit => 6,
+            FrameType::Stats => 7,
+            FrameType::Time => 8,
+            FrameType::Error => 9,
+            FrameType::Unknown(v) => v,
+        }
+    }
+}
+
+impl From<u8> for FrameType {
+    fn from(v: u8) -> Self {
+        FrameType::from_u8(v)
+    }
+}
+
+/// Header flags (§1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// Sent by the responder (set on every responder frame, never on host frames).
+    pub const REPLY: Flags = Flags(0x01);
+    /// A timestamp block starts the body.
+    pub const TS: Flags = Flags(0x02);
+    /// A fragment record follows the timestamps.
+    pub const FRAG: Flags = Flags(0x04);
+    /// On `DATA`: answer with an `ACK`.
+    pub const ACK_REQ: Flags = Flags(0x08);
+    /// Bits that must be zero in version 1.
+    pub const RESERVED_MASK: u8 = 0xF0;
+
+    /// No flag set.
+    pub const fn empty() -> Self {
+        Flags(0)
+    }
+
+    /// Flags from their wire value, `None` if a reserved bit is set.
+    pub const fn from_bits(bits: u8) -> Option<Self> {
+        if bits & Self::RESERVED_MASK != 0 { None } else { Some(Flags(bits)) }
+    }
+
+    /// The wire value.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// True if every flag of `other` is set in `self`.
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// `self` with `other`'s flags set (`on`) or cleared.
+    pub const fn with(self, other: Flags, on: bool) -> Self {
+        if on { Flags(self.0 | other.0) } else { Flags(self.0 & !other.0) }
+    }
+}
+
+impl BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, rhs: Flags) -> Flags {
+        Flags(self.0 | rhs.0)
+    }
+}
+
+/// Timestamp block (flag TS), in ticks of the sender's clock (§1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Timestamps {
+    /// Requester's clock just before sending; copied into replies.
+    pub t_origin: u64,
+    /// Responder's clock when the frame had been parsed.
+    pub t_rx: u64,
+    /// Responder's clock just before sending the reply.
+    pub t_tx: u64,
+}
+
+/// Fragment record (flag FRAG, §1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Fragment {
+    /// Length of the whole message in bytes.
+    pub msg_len: u32,
+    /// Offset of this fragment's payload in the message.
+    pub offset: u32,
+}
+
+/// The fixed 12-byte header, as checked by [`Header::parse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Frame type.
+    pub ty: FrameType,
+    /// Flags (reserved bits are zero).
+    pub flags: Flags,
+    /// Channel.
+    pub chan: u8,
+    /// Body length in bytes (extensions + payload).
+    pub len: u16,
+    /// Sequence number.
+    pub seq: u32,
+}
+
+impl Header {
+    /// Extension bytes (timestamps, fragment record) its flags announce.
+    pub const fn ext_len(&self) -> usize {
+        ext_len(self.flags)
+    }
+
+    /// Whole frame length: header, body and CRC.
+    pub const fn frame_len(&self) -> usize {
+        OVERHEAD + self.len as usize
+    }
+
+    /// Checks the header at the start of `bytes` (which must hold the magic and at least
+    /// [`HEADER_LEN`] bytes) in the order shared with the C parser: magic, version, reserved
+    /// flags, `len` against `max_body`, `len` against the extensions.
+    ///
+    /// # Errors
+    /// `Truncated`, `BadMagic`, `UnsupportedVersion`, `ReservedFlags`, `TooLong`, `BadLength`.
+    pub fn parse(bytes: &[u8], max_body: usize) -> Result<Header, FrameError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(FrameError::Truncated { needed: HEADER_LEN, have: bytes.len() });
+        }
+        if bytes[0..2] != MAGIC {
+            return Err(FrameError::BadMagic { got: [bytes[0], bytes[1]] });
+        }
+        if bytes[2] != VERSION {
+            return Err(FrameError::UnsupportedVersion { version: bytes[2] });
+        }
+        let flags =
+            Flags::from_bits(bytes[4]).ok_or(FrameError::ReservedFlags { flags: bytes[4] })?;
+        let len = u16::from_le_bytes([bytes[6], bytes[7]]);
+        let max = max_body.min(MAX_BODY);
+        if usize::from(len) > max {
+            return Err(FrameError::TooLong { len: len.into(), max });
+        }
+        if usize::from(len) < ext_len(flags) {
+            return Err(FrameError::BadLength { len: len.into(), needed: ext_len(flags) });
+        }
+        Ok(Header {
+            ty: FrameType::from_u8(bytes[3]),
+            flags,
+            chan: bytes[5],
+            len,
+            seq: u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]),
+        })
+    }
+}
+
+const fn ext_len(flags: Flags) -> usize {
+    let mut n = 0;
+    if flags.contains(Flags::TS) {
+        n += TS_LEN;
+    }
+    if flags.contains(Flags::FRAG) {
+        n += FRAG_LEN;
+    }
+    n
+}
+
+/// Why bytes are not a valid frame. Codes and names are shared with the C library (§1.8).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// The buffer ends inside a frame.
+    #[error("truncated frame: need {needed} bytes, have {have}")]
+    Truncated {
+        /// Bytes needed for the frame (or its header).
+        needed: usize,
+        /// Bytes available.
+        have: usize,
+    },
+    /// The bytes do not start with the magic `CB 1C`.
+    #[error("bad magic {:02x} {:02x} (expected cb 1c)", got[0], got[1])]
+    BadMagic {
+        /// The first two bytes.
+        got: [u8; 2],
+    },
+    /// The version byte is not 1.
+    #[error("unsupported frame version {version} (this side speaks {VERSION})")]
+    UnsupportedVersion {
+        /// The version byte.
+        version: u8,
+    },
+    /// A reserved flag bit is set.
+    #[error("reserved flag bits set in flags {flags:#04x}")]
+    ReservedFlags {
+        /// The flags byte.
+        flags: u8,
+    },
+    /// `len` exceeds the receiver's limit.
+    #[error("frame body of {len} bytes exceeds the limit of {max}")]
+    TooLong {
+        /// The `len` field.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// `len` is smaller than the extensions announced by the flags.
+    #[error("frame body of {len} bytes is shorter than its {needed} bytes of extensions")]
+    BadLength {
+        /// The `len` field.
+        len: usize,
+        /// Extension bytes the flags announce.
+        needed: usize,
+    },
+    /// The CRC in the frame differs from the one computed.
+    #[error("CRC mismatch: frame says {expected:#010x}, computed {computed:#010x}")]
+    CrcMismatch {
+        /// CRC carried by the frame.
+        expected: u32,
+        /// CRC computed over header and body.
+        computed: u32,
+    },
+    /// Bytes outside any frame were skipped while hunting for the magic.
+    #[error("{bytes} bytes of garbage skipped")]
+    Garbage {
+        /// Number of bytes skipped.
+        bytes: usize,
+    },
+    /// Bytes follow a complete frame where exactly one frame was expected (one message).
+    #[error("{bytes} bytes after the end of the frame")]
+    TrailingBytes {
+        /// Number of extra bytes.
+        bytes: usize,
+    },
+}
+
+impl FrameError {
+    /// The numeric code of docs/protocol.md §1.8 (the C library returns its negation).
+    pub fn code(&self) -> u16 {
+        match self {
+            FrameError::Truncated { .. } => 1,
+            FrameError::BadMagic { .. } => 2,
+            FrameError::UnsupportedVersion { .. } => 3,
+            FrameError::ReservedFlags { .. } => 4,
+            FrameError::TooLong { .. } => 5,
+            FrameError::BadLength { .. } => 6,
+            FrameError::CrcMismatch { .. } => 7,
+            FrameError::Garbage { .. } => 8,
+            FrameError::TrailingBytes { .. } => 9,
+        }
+    }
+
+    /// Short lower-case name, as in the golden manifest and in `icb_strerror`'s first word.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FrameError::Truncated { .. } => "trunc",
+            FrameError::BadMagic { .. } => "magic",
+            FrameError::UnsupportedVersion { .. } => "version",
+            FrameError::ReservedFlags { .. } => "flags",
+            FrameError::TooLong { .. } => "toolong",
+            FrameError::BadLength { .. } => "length",
+            FrameError::CrcMismatch { .. } => "crc",
+            FrameError::Garbage { .. } => "garbage",
+            FrameError::TrailingBytes { .. } => "trailing",
+        }
+    }
+}
+
+/// Why a frame cannot be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// Extensions plus payload exceed [`MAX_BODY`].
+    #[error("frame body of {len} bytes exceeds {MAX_BODY}")]
+    BodyTooLong {
+        /// The body length that was asked for.
+        len: usize,
+    },
+    /// The output buffer is too small.
+    #[error("output buffer of {have} bytes, frame needs {needed}")]
+    BufferTooSmall {
+        /// Bytes the frame needs.
+        needed: usize,
+        /// Bytes available.
+        have: usize,
+    },
+}
+
+/// A frame whose payload borrows from a buffer: what the decoders return and what the
+/// encoders take.
+///
+/// On encode the `TS` and `FRAG` bits of `flags` are ignored: they follow `ts` and `frag`.
+/// On decode `flags` holds the wire value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameRef<'a> {
+    /// Frame type.
+    pub ty: FrameType,
+    /// Flags.
+    pub flags: Flags,
+    /// Channel.
+    pub chan: u8,
+    /// Sequence number.
+    pub seq: u32,
+    /// Timestamp block, if any.
+    pub ts: Option<Timestamps>,
+    /// Fragment record, if any.
+    pub frag: Option<Fragment>,
+    /// Payload.
+    pub payload: &'a [u8],
+}
+
+impl<'a> FrameRef<'a> {
+    /// A frame with no flags, no extensions, channel 0.
+    pub fn new(ty: FrameType, seq: u32, payload: &'a [u8]) -> Self {
+        FrameRef { ty, flags: Flags::empty(), chan: 0, seq, ts: None, frag: None, payload }
+    }
+
+    /// The flags as they go on the wire (TS and FRAG from `ts` and `frag`).
+    pub fn wire_flags(&self) -> Flags {
+        self.flags.with(Flags::TS, self.ts.is_some()).with(Flags::FRAG, self.frag.is_some())
+    }
+
+    /// Body length: extensions plus payload.
+    pub fn body_len(&self) -> usize {
+        ext_len(self.wire_flags()) + self.payload.len()
+    }
+
+    /// Whole frame length on the wire.
+    pub fn encoded_len(&self) -> usize {
+        OVERHEAD + self.body_len()
+    }
+
+    /// Encodes into the start of `out`; returns the frame length. No allocation.
+    ///
+    /// # Errors
+    /// `BodyTooLong` if the body exceeds 65535 bytes; `BufferTooSmall`.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let body = self.body_len();
+        if body > MAX_BODY {
+            return Err(EncodeError::BodyTooLong { len: body });
+        }
+        let total = OVERHEAD + body;
+        if out.len() < total {
+            return Err(EncodeError::BufferTooSmall { needed: total, have: out.len() });
+        }
+        let flags = self.wire_flags();
+        out[0..2].copy_from_slice(&MAGIC);
+        out[2] = VERSION;
+        out[3] = self.ty.as_u8();
+        out[4] = flags.bits();
+        out[5] = self.chan;
+        out[6..8].copy_from_slice(&(body as u16).to_le_bytes());
+        out[8..12].copy_from_slice(&self.seq.to_le_bytes());
+        let mut at = HEADER_LEN;
+        if let Some(ts) = self.ts {
+            for t in [ts.t_origin, ts.t_rx, ts.t_tx] {
+                out[at..at + 8].copy_from_slice(&t.to_le_bytes());
+                at += 8;
+            }
+        }
+        if let Some(fr) = self.frag {
+            out[at..at + 4].copy_from_slice(&fr.msg_len.to_le_bytes());
+            out[at + 4..at + 8].copy_from_slice(&fr.offset.to_le_bytes());
+            at += FRAG_LEN;
+        }
+        out[at..at + self.payload.len()].copy_from_slice(self.payload);
+        at += self.payload.len();
+        let crc = frame_crc32(&out[..at]);
+        out[at..at + CRC_LEN].copy_from_slice(&crc.to_le_bytes());
+        Ok(total)
+    }
+
+    /// Appends the encoded frame to `out`.
+    ///
+    /// # Errors
+    /// `BodyTooLong` if the body exceeds 65535 bytes.
+    pub fn encode_to_vec(&self, out: &mut Vec<u8>) -> Result<usize, EncodeError> {
+        let start = out.len();
+        out.resize(start + self.encoded_len(), 0);
+        match self.encode_into(&mut out[start..]) {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                out.truncate(start);
+                Err(e)
+            }
+        }
+    }
+
+    /// An owned copy.
+    pub fn to_frame(&self) -> Frame {
+        Frame {
+            ty: self.ty,
+            flags: self.flags,
+            chan: self.chan,
+            seq: self.seq,
+            ts: self.ts,
+            frag: self.frag,
+            payload: self.payload.to_vec(),
+        }
+    }
+}
+
+/// An owned frame (tests, golden vectors, off the timed path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// Frame type.
+    pub ty: FrameType,
+    /// Flags.
+    pub flags: Flags,
+    /// Channel.
+    pub chan: u8,
+    /// Sequence number.
+    pub seq: u32,
+    /// Timestamp block, if any.
+    pub ts: Option<Timestamps>,
+    /// Fragment record, if any.
+    pub frag: Option<Fragment>,
+    /// Payload.
+    pub payload: Vec<u8>,
+}
+
+impl Frame {
+    /// A borrowed view, for encoding.
+    pub fn as_ref(&self) -> FrameRef<'_> {
+        FrameRef {
+            ty: self.ty,
+            flags: self.flags,
+            chan: self.chan,
+            seq: self.seq,
+            ts: self.ts,
+            frag: self.frag,
+            payload: &self.payload,
+        }
+    }
+
+    /// The encoded frame.
+    ///
+    /// # Errors
+    /// `BodyTooLong` if the body exceeds 65535 bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut v = Vec::with_capacity(self.as_ref().encoded_len());
+        self.as_ref().encode_to_vec(&mut v)?;
+        Ok(v)
+    }
+}
+
+/// Result of looking at the bytes of a candidate frame (shared by the decoders and the
+/// stream parser so that both check in the same order).
+pub(crate) enum Assess {
+    /// Fewer bytes than the next check needs; the value is the length to reach.
+    NeedMore(usize),
+    /// The first byte is the magic's first byte but the second is not its second.
+    NotMagic,
+    /// The header or the CRC is wrong.
+    Invalid(FrameError),
+    /// A complete, valid frame of this length.
+    Complete(usize),
+}
+
+/// Looks at `buf`, which starts with `MAGIC[0]`.
+pub(crate) fn assess(buf: &[u8], max_body: usize) -> Assess {
+    if buf.len() < 2 {
+        return Assess::NeedMore(2);
+    }
+    if buf[1] != MAGIC[1] {
+        return Assess::NotMagic;
+    }
+    if buf.len() < HEADER_LEN {
+        return Assess::NeedMore(HEADER_LEN);
+    }
+    let hdr = match Header::parse(buf, max_body) {
+        Ok(h) => h,
+        Err(e) => return Assess::Invalid(e),
+    };
+    let total = hdr.frame_len();
+    if buf.len() < total {
+        return Assess::NeedMore(total);
+    }
+    let body_end = HEADER_LEN + usize::from(hdr.len);
+    let expected = u32::from_le_bytes([
+        buf[body_end],
+        buf[body_end + 1],
+        buf[body_end + 2],
+        buf[body_end + 3],
+    ]);
+    let computed = frame_crc32(&buf[..body_end]);
+    if expected != computed {
+        return Assess::Invalid(FrameError::CrcMismatch { expected, computed });
+    }
+    Assess::Complete(total)
+}
+
+/// The frame in `buf`, which [`assess`] found complete and valid.
+pub(crate) fn view(buf: &[u8]) -> FrameRef<'_> {
+    let hdr = Header::parse(buf, MAX_BODY).expect("view() only on assessed frames");
+    let body = &buf[HEADER_LEN..HEADER_LEN + usize::from(hdr.len)];
+    let mut at = 0;
+    let ts = hdr.flags.contains(Flags::TS).then(|| {
+        at = TS_LEN;
+        Timestamps { t_origin: le_u64(body, 0), t_rx: le_u64(body, 8), t_tx: le_u64(body, 16) }
+    });
+    let frag = hdr.flags.contains(Flags::FRAG).then(|| {
+        let f = Fragment { msg_len: le_u32(body, at), offset: le_u32(body, at + 4) };
+        at += FRAG_LEN;
+        f
+    });
+    FrameRef {
+        ty: hdr.ty,
+        flags: hdr.flags,
+        chan: hdr.chan,
+        seq: hdr.seq,
+        ts,
+        frag,
+        payload: &body[at..],
+    }
+}
+
+/// Decodes the frame at the start of `bytes` (no scanning: the first bytes must be the magic).
+/// Returns the frame and its length, so the caller can go on with the rest.
+///
+/// # Errors
+/// Any [`FrameError`] but `Garbage` and `TrailingBytes`; `Truncated` if `bytes` ends inside
+/// the frame.
+pub fn decode(bytes: &[u8], max_body: usize) -> Result<(FrameRef<'_>, usize), FrameError> {
+    match bytes.first() {
+        None => return Err(FrameError::Truncated { needed: HEADER_LEN, have: 0 }),
+        Some(&b) if b != MAGIC[0] => {
+            return Err(FrameError::BadMagic { got: [b, bytes.get(1).copied().unwrap_or(0)] });
+        }
+        Some(_) => {}
+    }
+    match assess(bytes, max_body) {
+        Assess::NeedMore(needed) => Err(FrameError::Truncated { needed, have: bytes.len() }),
+        Assess::NotMagic => Err(FrameError::BadMagic { got: [bytes[0], bytes[1]] }),
+        Assess::Invalid(e) => Err(e),
+        Assess::Complete(n) => Ok((view(&bytes[..n]), n)),
+    }
+}
+
+/// Decodes `bytes` as exactly one frame (one message on a message link).
+///
+/// # Errors
+/// As [`decode`], plus `TrailingBytes` if bytes follow the frame.
+pub fn decode_exact(bytes: &[u8], max_body: usize) -> Result<FrameRef<'_>, FrameError> {
+    let (f, n) = decode(bytes, max_body)?;
+    if n != bytes.len() {
+        return Err(FrameError::TrailingBytes { bytes: bytes.len() - n });
+    }
+    Ok(f)
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payload records
+// ---------------------------------------------------------------------------------------------
+
+/// A payload of the wrong length for its frame type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{record} payload must be {expected} bytes, got {got}")]
+pub struct PayloadError {
+    /// Which record.
+    pub record: &'static str,
+    /// Its fixed length.
+    pub expected: usize,
+    /// The payload's length.
+    pub got: usize,
+}
+
+fn fixed<const N: usize>(record: &'static str, p: &[u8]) -> Result<[u8; N], PayloadError> {
+    p.try_into().map_err(|_| PayloadError { record, expected: N, got: p.len() })
+}
+
+/// The `modes` bit set of the capabilities record (§1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Modes(pub u32);
+
+impl Modes {
+    /// Echoes `ECHO` frames.
+    pub const ECHO: u32 = 0x01;
+    /// Acknowledges `DATA`.
+    pub const ACK: u32 = 0x02;
+    /// Sinks `DATA` and returns credits.
+    pub const SINK: u32 = 0x04;
+    /// Answers `STATS`.
+    pub const STATS: u32 = 0x08;
+    /// Answers `TIME`.
+    pub const TIME: u32 = 0x10;
+    /// Fills timestamp blocks.
+    pub const TIMESTAMPS: u32 = 0x20;
+    /// Handles fragmented messages.
+    pub const FRAGMENTS: u32 = 0x40;
+    /// Everything the C responder does.
+    pub const ALL: u32 = 0x7f;
+
+    /// True if every bit of `bits` is set.
+    pub const fn has(self, bits: u32) -> bool {
+        self.0 & bits == bits
+    }
+}
+
+/// What clock a side's timestamps come from (§1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ClockId(pub u8);
+
+impl ClockId {
+    /// No clock: timestamps are zero.
+    pub const NONE: ClockId = ClockId(0);
+    /// Linux `CLOCK_MONOTONIC_RAW`.
+    pub const MONOTONIC_RAW: ClockId = ClockId(1);
+    /// Linux `CLOCK_MONOTONIC`.
+    pub const MONOTONIC: ClockId = ClockId(2);
+    /// A free-running counter of this core only (DWT cycle counter, SysTick).
+    pub const COUNTER: ClockId = ClockId(3);
+    /// A counter both sides read (e.g. STM32MP1 STGEN): one-way latency is meaningful.
+    pub const SHARED: ClockId = ClockId(4);
+}
+
+/// Capabilities record, payload of `HELLO` and `CAPS` (24 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Caps {
+    /// Largest whole frame this side accepts, bytes.
+    pub max_frame: u32,
+    /// Modes wanted (HELLO) or supported (CAPS).
+    pub modes: Modes,
+    /// Tick rate of this side's timestamps, Hz (0: no clock).
+    pub clock_hz: u32,
+    /// Which clock.
+    pub clock_id: ClockId,
+    /// Initial `DATA` credit (frames the responder can hold); 0 in HELLO.
+    pub rx_slots: u32,
+    /// ACK period for `DATA` in bytes, requested (HELLO) or applied (CAPS); 0: on request only.
+    pub ack_every_bytes: u32,
+}
+
+impl Caps {
+    /// Encoded length.
+    pub const LEN: usize = 24;
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[0..4].copy_from_slice(&self.max_frame.to_le_bytes());
+        b[4..8].copy_from_slice(&self.modes.0.to_le_bytes());
+        b[8..12].copy_from_slice(&self.clock_hz.to_le_bytes());
+        b[12] = self.clock_id.0;
+        b[16..20].copy_from_slice(&self.rx_slots.to_le_bytes());
+        b[20..24].copy_from_slice(&self.ack_every_bytes.to_le_bytes());
+        b
+    }
+
+    /// From a `HELLO`/`CAPS` payload.
+    ///
+    /// # Errors
+    /// If the payload is not 24 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("capabilities", p)?;
+        Ok(Caps {
+            max_frame: le_u32(&b, 0),
+            modes: Modes(le_u32(&b, 4)),
+            clock_hz: le_u32(&b, 8),
+            clock_id: ClockId(b[12]),
+            rx_slots: le_u32(&b, 16),
+            ack_every_bytes: le_u32(&b, 20),
+        })
+    }
+}
+
+/// `ACK` payload (8 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ack {
+    /// `seq` of the frame that triggered the ACK.
+    pub acked_seq: u32,
+    /// Payload bytes of `DATA` received since the previous ACK.
+    pub bytes: u32,
+}
+
+impl Ack {
+    /// Encoded length.
+    pub const LEN: usize = 8;
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[0..4].copy_from_slice(&self.acked_seq.to_le_bytes());
+        b[4..8].copy_from_slice(&self.bytes.to_le_bytes());
+        b
+    }
+
+    /// From an `ACK` payload.
+    ///
+    /// # Errors
+    /// If the payload is not 8 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("ack", p)?;
+        Ok(Ack { acked_seq: le_u32(&b, 0), bytes: le_u32(&b, 4) })
+    }
+}
+
+/// `CREDIT` payload (4 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Credit {
+    /// Additional `DATA` frames the host may send.
+    pub frames: u32,
+}
+
+impl Credit {
+    /// Encoded length.
+    pub const LEN: usize = 4;
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        self.frames.to_le_bytes()
+    }
+
+    /// From a `CREDIT` payload.
+    ///
+    /// # Errors
+    /// If the payload is not 4 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("credit", p)?;
+        Ok(Credit { frames: u32::from_le_bytes(b) })
+    }
+}
+
+/// `TIME` reply payload (8 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TimeReply {
+    /// The responder's clock, in its ticks.
+    pub now_ticks: u64,
+}
+
+impl TimeReply {
+    /// Encoded length.
+    pub const LEN: usize = 8;
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        self.now_ticks.to_le_bytes()
+    }
+
+    /// From a `TIME` reply payload.
+    ///
+    /// # Errors
+    /// If the payload is not 8 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("time", p)?;
+        Ok(TimeReply { now_ticks: u64::from_le_bytes(b) })
+    }
+}
+
+/// `ERROR` payload (8 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ErrorReport {
+    /// Error code of docs/protocol.md §1.8.
+    pub code: u16,
+    /// `seq` of the offending frame, 0 if unknown.
+    pub seq: u32,
+}
+
+impl ErrorReport {
+    /// Encoded length.
+    pub const LEN: usize = 8;
+    /// Code for a well-formed frame the responder does not serve.
+    pub const UNSUPPORTED: u16 = 10;
+    /// Code for a reply that does not fit the responder's buffer.
+    pub const NO_SPACE: u16 = 11;
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[0..2].copy_from_slice(&self.code.to_le_bytes());
+        b[4..8].copy_from_slice(&self.seq.to_le_bytes());
+        b
+    }
+
+    /// From an `ERROR` payload.
+    ///
+    /// # Errors
+    /// If the payload is not 8 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("error", p)?;
+        Ok(ErrorReport { code: u16::from_le_bytes([b[0], b[1]]), seq: le_u32(&b, 4) })
+    }
+}
+
+/// `STATS` reply payload: the responder's counters (nine u64, 72 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PeerStats {
+    /// Valid frames received.
+    pub rx_frames: u64,
+    /// Frames sent.
+    pub tx_frames: u64,
+    /// Payload bytes of valid frames received.
+    pub rx_payload_bytes: u64,
+    /// Payload bytes sent.
+    pub tx_payload_bytes: u64,
+    /// Frames dropped for a CRC mismatch.
+    pub crc_errors: u64,
+    /// Candidates dropped for a bad header (version, flags, length).
+    pub header_errors: u64,
+    /// Bytes skipped outside frames.
+    pub garbage_bytes: u64,
+    /// Valid frames it does not serve.
+    pub unsupported: u64,
+    /// Failed sends (platform hook errors, replies too large).
+    pub send_errors: u64,
+}
+
+impl PeerStats {
+    /// Encoded length.
+    pub const LEN: usize = 72;
+
+    fn fields(&self) -> [u64; 9] {
+        [
+            self.rx_frames,
+            self.tx_frames,
+            self.rx_payload_bytes,
+            self.tx_payload_bytes,
+            self.crc_errors,
+            self.header_errors,
+            self.garbage_bytes,
+            self.unsupported,
+            self.send_errors,
+        ]
+    }
+
+    /// Wire form.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        for (i, v) in self.fields().into_iter().enumerate() {
+            b[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    /// From a `STATS` reply payload.
+    ///
+    /// # Errors
+    /// If the payload is not 72 bytes.
+    pub fn from_bytes(p: &[u8]) -> Result<Self, PayloadError> {
+        let b: [u8; Self::LEN] = fixed("stats", p)?;
+        let f = |i: usize| le_u64(&b, i * 8);
+        Ok(PeerStats {
+            rx_frames: f(0),
+            tx_frames: f(1),
+            rx_payload_bytes: f(2),
+            tx_payload_bytes: f(3),
+            crc_errors: f(4),
+            header_errors: f(5),
+            garbage_bytes: f(6),
+            unsupported: f(7),
+            send_errors: f(8),
+        })
+    }
+}
+
+impl fmt::Display for FrameType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameType::Unknown(v) => write!(f, "unknown({v})"),
+            other => f.write_str(match other {
+                FrameType::Hello => "hello",
+                FrameType::Caps => "caps",
+                FrameType::Echo => "echo",
+                FrameType::Data => "data",
+                FrameType::Ack => "ack",
+                FrameType::Credit => "credit",
+                FrameType::Stats => "stats",
+                FrameType::Time => "time",
+                FrameType::Error => "error",
+                FrameType::Unknown(_) => unreachable!(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Frame {
+        Frame {
+            ty: FrameType::Echo,
+            flags: Flags::empty(),
+            chan: 2,
+            seq: 0x0102_0304,
+            ts: Some(Timestamps { t_origin: 1, t_rx: 2, t_tx: 3 }),
+            frag: Some(Fragment { msg_len: 1000, offset: 500 }),
+            payload: b"hello".to_vec(),
+        }
+    }
+
+    #[test]
+    fn round_trip_with_extensions() {
+        let f = sample();
+        let bytes = f.encode().unwrap();
+        assert_eq!(bytes.len(), OVERHEAD + TS_LEN + FRAG_LEN + 5);
+        assert_eq!(&bytes[..3], &[0xCB, 0x1C, 1]);
+        assert_eq!(bytes[4], 0x06);
+        let back = decode_exact(&bytes, MAX_BODY).unwrap();
+        assert_eq!(back.payload, b"hello");
+        assert_eq!(back.ts, f.ts);
+        assert_eq!(back.frag, f.frag);
+        assert_eq!(back.flags, Flags::TS | Flags::FRAG);
+        assert_eq!(back.seq, f.seq);
+        assert_eq!(back.chan, 2);
+    }
+
+    #[test]
+    fn empty_frame_is_sixteen_bytes() {
+        let f = FrameRef::new(FrameType::Stats, 7, &[]);
+        let mut buf = [0u8; 16];
+        assert_eq!(f.encode_into(&mut buf), Ok(16));
+        assert_eq!(decode_exact(&buf, 0).unwrap(), f);
+        assert_eq!(
+            f.encode_into(&mut [0u8; 15]),
+            Err(EncodeError::BufferTooSmall { needed: 16, have: 15 })
+        );
+    }
+
+    #[test]
+    fn body_too_long_is_refused() {
+        let big = vec![0u8; MAX_BODY + 1];
+        let f = FrameRef::new(FrameType::Echo, 0, &big);
+        assert_eq!(
+            f.encode_to_vec(&mut Vec::new()),
+            Err(EncodeError::BodyTooLong { len: MAX_BODY + 1 })
+        );
+        let max = vec![0u8; MAX_BODY];
+        let bytes = FrameRef::new(FrameType::Echo, 0, &max);
+        let mut v = Vec::new();
+        assert_eq!(bytes.encode_to_vec(&mut v), Ok(MAX_BODY + OVERHEAD));
+    }
+
+    #[test]
+    fn named_errors() {
+        let good = FrameRef::new(FrameType::Echo, 1, b"abc").to_frame().encode().unwrap();
+        let mut bad = good.clone();
+        bad[12] ^= 1;
+        assert!(matches!(decode(&bad, MAX_BODY), Err(FrameError::CrcMismatch { .. })));
+        let mut bad = good.clone();
+        bad[2] = 2;
+        assert_eq!(
+            decode(&bad, MAX_BODY).unwrap_err(),
+            FrameError::UnsupportedVersion { version: 2 }
+        );
+        let mut bad = good.clone();
+        bad[4] = 0x10;
+        assert_eq!(decode(&bad, MAX_BODY).unwrap_err(), FrameError::ReservedFlags { flags: 0x10 });
+        let mut bad = good.clone();
+        bad[4] = Flags::TS.bits();
+        assert_eq!(
+            decode(&bad, MAX_BODY).unwrap_err(),
+            FrameError::BadLength { len: 3, needed: 24 }
+        );
+        assert_eq!(decode(&good, 2).unwrap_err(), FrameError::TooLong { len: 3, max: 2 });
+        assert_eq!(
+            decode(&good[..10], MAX_BODY).unwrap_err(),
+            FrameError::Truncated { needed: 12, have: 10 }
+        );
+        assert_eq!(
+            decode(&good[..18], MAX_BODY).unwrap_err(),
+            FrameError::Truncated { needed: 19, have: 18 }
+        );
+        assert_eq!(decode(b"xy", MAX_BODY).unwrap_err(), FrameError::BadMagic { got: *b"xy" });
+        let mut two = good.clone();
+        two.push(0);
+        assert_eq!(
+            decode_exact(&two, MAX_BODY).unwrap_err(),
+            FrameError::TrailingBytes { bytes: 1 }
+        );
+        assert_eq!(decode(&two, MAX_BODY).unwrap().1, good.len());
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let c = Caps {
+            max_frame: 496,
+            modes: Modes(Modes::ALL),
+            clock_hz: 209_000_000,
+            clock_id: ClockId::COUNTER,
+            rx_slots: 8,
+            ack_every_bytes: 4096,
+        };
+        assert_eq!(Caps::from_bytes(&c.to_bytes()), Ok(c));
+        let a = Ack { acked_seq: 9, bytes: 4096 };
+        assert_eq!(Ack::from_bytes(&a.to_bytes()), Ok(a));
+        let s = PeerStats { rx_frames: 1, send_errors: 9, garbage_bytes: 7, ..Default::default() };
+        assert_eq!(PeerStats::from_bytes(&s.to_bytes()), Ok(s));
+        let e = ErrorReport { code: 7, seq: 3 };
+        assert_eq!(ErrorReport::from_bytes(&e.to_bytes()), Ok(e));
+        assert_eq!(Credit::from_bytes(&[1, 0, 0, 0]), Ok(Credit { frames: 1 }));
+        assert_eq!(
+            TimeReply::from_bytes(&TimeReply { now_ticks: 5 }.to_bytes()).unwrap().now_ticks,
+            5
+        );
+        assert_eq!(
+            Ack::from_bytes(&[0; 7]),
+            Err(PayloadError { record: "ack", expected: 8, got: 7 })
+        );
+    }
+
+    #[test]
+    fn types_round_trip() {
+        for v in 0..=255u8 {
+            assert_eq!(FrameType::from_u8(v).as_u8(), v);
+        }
+    }
+}
