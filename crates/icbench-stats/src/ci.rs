@@ -39,6 +39,9 @@ pub fn mean_ci95(samples: &[f64]) -> Option<Interval> {
     let mean = samples.iter().sum::<f64>() / n as f64;
     let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let half = t_975((n - 1) as f64) * (var / n as f64).sqrt();
+    if !(mean.is_finite() && half.is_finite()) {
+        return None; // the sums overflowed (values near f64::MAX)
+    }
     Some(Interval::new(mean - half, mean + half))
 }
 

@@ -37,6 +37,7 @@ pub struct TTest {
     pub t: f64,
     /// Welch–Satterthwaite degrees of freedom (not an integer in general).
     pub df: f64,
+    /// Two-sided p-value, `2·P(T_df > |t|)`.
     pub p_two_sided: f64,
 }
 

@@ -32,12 +32,28 @@ use crate::interval::Interval;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FitError {
+    /// Fewer than 3 points.
     #[error("a linear fit needs at least 3 points, got {n_points}")]
-    TooFewPoints { n_points: usize },
+    TooFewPoints {
+        /// How many points were given.
+        n_points: usize,
+    },
+    /// Every point has the same x: the slope is undefined.
     #[error("a linear fit needs at least two different x values; all x equal {x}")]
-    AllXEqual { x: f64 },
+    AllXEqual {
+        /// The one x value.
+        x: f64,
+    },
+    /// A coordinate is NaN or infinite.
     #[error("a linear fit needs finite points; point {index} is ({x}, {y})")]
-    NonFinite { index: usize, x: f64, y: f64 },
+    NonFinite {
+        /// Index of the first bad point.
+        index: usize,
+        /// Its x.
+        x: f64,
+        /// Its y.
+        y: f64,
+    },
 }
 
 /// Test for curvature: the quadratic term `c` of `y = a' + b'·x + c·x²`
@@ -52,6 +68,7 @@ pub struct Curvature {
     pub t: f64,
     /// Degrees of freedom, `n_points − 3`.
     pub df: f64,
+    /// Two-sided p-value, `2·P(T_df > |t|)`.
     pub p_two_sided: f64,
 }
 

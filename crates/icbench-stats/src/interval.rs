@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 /// code name its ends `ci95_lo` / `ci95_hi`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
+    /// Lower end (`ci95_lo` for a confidence interval).
     pub lo: f64,
+    /// Upper end (`ci95_hi` for a confidence interval).
     pub hi: f64,
 }
 
@@ -18,9 +20,13 @@ impl Interval {
     ///
     /// # Panics
     ///
-    /// In debug builds, if `lo > hi` or either end is NaN.
+    /// In debug builds, if `lo > hi` (a bug in the caller). NaN ends, which
+    /// only arise from overflowing input, are let through.
     pub fn new(lo: f64, hi: f64) -> Interval {
-        debug_assert!(lo <= hi, "interval ends out of order: [{lo}, {hi}]");
+        debug_assert!(
+            lo <= hi || lo.is_nan() || hi.is_nan(),
+            "interval ends out of order: [{lo}, {hi}]"
+        );
         Interval { lo, hi }
     }
 

@@ -23,6 +23,8 @@
 //!   statistics, Hyndman & Fan (1996) type 7 (see [`quantile_sorted`]).
 //! - **Outliers are flagged, never removed.**
 
+#![warn(missing_docs)]
+
 mod ci;
 mod compare;
 mod fit;

@@ -44,19 +44,28 @@ pub struct Fences {
 /// Where a value falls relative to [`Fences`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OutlierClass {
+    /// Below `low_far`.
     LowSevere,
+    /// In `[low_far, low_mild)`.
     LowMild,
+    /// In `[low_mild, high_mild]`.
     NotOutlier,
+    /// In `(high_mild, high_far]`.
     HighMild,
+    /// Above `high_far`.
     HighSevere,
 }
 
 /// How many values fall in each outlier class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutlierCounts {
+    /// Values below `low_far`.
     pub low_severe: u64,
+    /// Values in `[low_far, low_mild)`.
     pub low_mild: u64,
+    /// Values in `(high_mild, high_far]`.
     pub high_mild: u64,
+    /// Values above `high_far`.
     pub high_severe: u64,
 }
 

@@ -15,16 +15,24 @@ use crate::quantile::{sorted_finite, type7};
 /// for raw samples and histograms alike.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Number of values.
     pub count: u64,
+    /// Smallest value.
     pub min: f64,
+    /// Arithmetic mean.
     pub mean: f64,
     /// Sample standard deviation (divisor n − 1). NaN when `count == 1`,
     /// where it is undefined.
     pub stddev: f64,
+    /// 50th percentile (the median).
     pub p50: f64,
+    /// 90th percentile.
     pub p90: f64,
+    /// 99th percentile.
     pub p99: f64,
+    /// 99.9th percentile.
     pub p99_9: f64,
+    /// Largest value.
     pub max: f64,
 }
 
