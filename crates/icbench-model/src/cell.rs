@@ -100,9 +100,13 @@ pub enum CellOutcome {
     Measured(CellData),
     /// The cell could not be completed; the reason names what happened
     /// (timeout, peer died, corrupted echo …).
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
     /// The link cannot carry this size.
-    NotApplicable { max_bytes: u64 },
+    NotApplicable {
+        max_bytes: u64,
+    },
 }
 
 impl CellOutcome {

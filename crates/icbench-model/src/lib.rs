@@ -12,7 +12,7 @@ mod hist;
 mod run;
 
 pub use cell::{CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
-pub use hist::{Histogram, HistogramError, LatencyHistogram};
+pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{Floor, LinkCaps, PeerMode, RunMeta, RunStatus, Sched};
 
 /// Version of every JSON document icbench writes (ARCHITECTURE rule 6).

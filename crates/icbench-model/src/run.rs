@@ -96,6 +96,11 @@ pub struct Floor {
     pub memcpy_bytes_per_s: f64,
     /// Size of each memcpy in the bandwidth measurement, bytes.
     pub memcpy_block_bytes: u64,
+    /// Median round trip of a bare write/read loop over two pipes, 64 B, ns:
+    /// what the `pipe` link would cost with nothing of icbench's around it.
+    pub syscall_pipe_rtt_ns: Option<f64>,
+    /// The same over a unix stream socket pair, ns.
+    pub syscall_unix_rtt_ns: Option<f64>,
 }
 
 /// Everything recorded about a run besides its cells.

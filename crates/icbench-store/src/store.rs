@@ -69,14 +69,6 @@ fn to_i64(path: &str, what: &'static str, value: u64) -> Result<i64, StoreError>
     i64::try_from(value).map_err(|_| StoreError::TooLarge { path: path.to_string(), what, value })
 }
 
-fn opt_to_i64(
-    path: &str,
-    what: &'static str,
-    value: Option<u64>,
-) -> Result<Option<i64>, StoreError> {
-    value.map(|v| to_i64(path, what, v)).transpose()
-}
-
 /// SQLite stores a NaN REAL as NULL; read NULL back as NaN.
 fn nan_from_null(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
@@ -148,65 +140,56 @@ impl Store {
     ) -> Result<RunId, StoreError> {
         let path = self.path.as_str();
         let (sched_policy, sched_priority) = sched_columns(meta.sched);
-        let floor = meta.floor.as_ref();
-        let floor_block =
-            opt_to_i64(path, "floor memcpy_block_bytes", floor.map(|f| f.memcpy_block_bytes))?;
-        self.conn
-            .execute(
-                "INSERT INTO runs (
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql(path, "recording a new run"))?;
+        tx.execute(
+            "INSERT INTO runs (
                     source, provenance, status, started_unix_ns, ended_unix_ns,
                     cpu_model, online_cpus, host_cpu, peer_cpu, peer_mode,
                     sched_policy, sched_priority, mlock, kernel_release, governor,
                     hostname, icbench_version, git_commit, command_line_json, clock,
-                    clock_overhead_ns, floor_cacheline_rtt_ns, floor_memcpy_bytes_per_s,
-                    floor_memcpy_block_bytes, notes_json
+                    clock_overhead_ns, notes_json
                  ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-                params![
-                    source.to_string(),
-                    provenance,
-                    meta.status.as_str(),
-                    meta.started_unix_ns,
-                    meta.ended_unix_ns,
-                    meta.cpu_model,
-                    meta.online_cpus,
-                    meta.host_cpu,
-                    meta.peer_cpu,
-                    meta.peer_mode.as_str(),
-                    sched_policy,
-                    sched_priority,
-                    meta.mlock,
-                    meta.kernel_release,
-                    meta.governor,
-                    meta.hostname,
-                    meta.icbench_version,
-                    meta.git_commit,
-                    strings_to_json(&meta.command_line),
-                    meta.clock,
-                    meta.clock_overhead_ns,
-                    floor.map(|f| f.cacheline_rtt_ns),
-                    floor.map(|f| f.memcpy_bytes_per_s),
-                    floor_block,
-                    strings_to_json(&meta.notes),
-                ],
-            )
-            .map_err(sql(path, "recording a new run"))?;
-        Ok(RunId(self.conn.last_insert_rowid()))
+                           ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+            params![
+                source.to_string(),
+                provenance,
+                meta.status.as_str(),
+                meta.started_unix_ns,
+                meta.ended_unix_ns,
+                meta.cpu_model,
+                meta.online_cpus,
+                meta.host_cpu,
+                meta.peer_cpu,
+                meta.peer_mode.as_str(),
+                sched_policy,
+                sched_priority,
+                meta.mlock,
+                meta.kernel_release,
+                meta.governor,
+                meta.hostname,
+                meta.icbench_version,
+                meta.git_commit,
+                strings_to_json(&meta.command_line),
+                meta.clock,
+                meta.clock_overhead_ns,
+                strings_to_json(&meta.notes),
+            ],
+        )
+        .map_err(sql(path, "recording a new run"))?;
+        let run = RunId(tx.last_insert_rowid());
+        if let Some(floor) = &meta.floor {
+            write_floor(&tx, path, run, floor)?;
+        }
+        tx.commit().map_err(sql(path, "recording a new run"))?;
+        Ok(run)
     }
 
     /// Records the floor measured at the head of a run.
     pub fn set_floor(&mut self, run: RunId, floor: &Floor) -> Result<(), StoreError> {
-        let path = self.path.as_str();
-        let block = to_i64(path, "floor memcpy_block_bytes", floor.memcpy_block_bytes)?;
-        let n = self
-            .conn
-            .execute(
-                "UPDATE runs SET floor_cacheline_rtt_ns = ?2, floor_memcpy_bytes_per_s = ?3,
-                                 floor_memcpy_block_bytes = ?4
-                 WHERE id = ?1",
-                params![run.0, floor.cacheline_rtt_ns, floor.memcpy_bytes_per_s, block],
-            )
-            .map_err(sql(path, "recording the floor"))?;
+        let n = write_floor(&self.conn, self.path.as_str(), run, floor)?;
         self.one_row(n, run)
     }
 
@@ -236,14 +219,7 @@ impl Store {
             return Err(self_no_such_run(path, run));
         }
         if let Some(floor) = floor {
-            let block = to_i64(path, "floor memcpy_block_bytes", floor.memcpy_block_bytes)?;
-            tx.execute(
-                "UPDATE runs SET floor_cacheline_rtt_ns = ?2, floor_memcpy_bytes_per_s = ?3,
-                                 floor_memcpy_block_bytes = ?4
-                 WHERE id = ?1",
-                params![run.0, floor.cacheline_rtt_ns, floor.memcpy_bytes_per_s, block],
-            )
-            .map_err(sql(path, "finishing a run"))?;
+            write_floor(&tx, path, run, floor)?;
         }
         tx.commit().map_err(sql(path, "finishing a run"))
     }
@@ -437,7 +413,8 @@ impl Store {
                         sched_policy, sched_priority, mlock, kernel_release, governor,
                         hostname, icbench_version, git_commit, command_line_json, clock,
                         clock_overhead_ns, floor_cacheline_rtt_ns, floor_memcpy_bytes_per_s,
-                        floor_memcpy_block_bytes, notes_json
+                        floor_memcpy_block_bytes, notes_json,
+                        floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns
                  FROM runs WHERE id = ?1",
                 [run.0],
                 |r| {
@@ -466,6 +443,8 @@ impl Store {
                         floor_cacheline_rtt_ns: r.get(21)?,
                         floor_memcpy_bytes_per_s: r.get(22)?,
                         floor_memcpy_block_bytes: r.get(23)?,
+                        floor_syscall_pipe_rtt_ns: r.get(25)?,
+                        floor_syscall_unix_rtt_ns: r.get(26)?,
                         notes_json: r.get(24)?,
                     })
                 },
@@ -588,6 +567,8 @@ struct RunRow {
     floor_cacheline_rtt_ns: Option<f64>,
     floor_memcpy_bytes_per_s: Option<f64>,
     floor_memcpy_block_bytes: Option<u64>,
+    floor_syscall_pipe_rtt_ns: Option<f64>,
+    floor_syscall_unix_rtt_ns: Option<f64>,
     notes_json: String,
 }
 
@@ -620,6 +601,8 @@ impl RunRow {
             cacheline_rtt_ns: nan_from_null(self.floor_cacheline_rtt_ns),
             memcpy_bytes_per_s: nan_from_null(self.floor_memcpy_bytes_per_s),
             memcpy_block_bytes: block,
+            syscall_pipe_rtt_ns: self.floor_syscall_pipe_rtt_ns,
+            syscall_unix_rtt_ns: self.floor_syscall_unix_rtt_ns,
         });
         let meta = RunMeta {
             cpu_model: self.cpu_model,
@@ -739,4 +722,29 @@ fn decode_raw(
     Ok(chunks
         .map(|c| u64::from_le_bytes(c.try_into().expect("chunks_exact gives 8 bytes")))
         .collect())
+}
+
+/// Writes a run's floor columns; returns the number of rows changed.
+fn write_floor(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+    floor: &Floor,
+) -> Result<usize, StoreError> {
+    let block = to_i64(path, "floor memcpy_block_bytes", floor.memcpy_block_bytes)?;
+    conn.execute(
+        "UPDATE runs SET floor_cacheline_rtt_ns = ?2, floor_memcpy_bytes_per_s = ?3,
+                         floor_memcpy_block_bytes = ?4, floor_syscall_pipe_rtt_ns = ?5,
+                         floor_syscall_unix_rtt_ns = ?6
+         WHERE id = ?1",
+        params![
+            run.0,
+            floor.cacheline_rtt_ns,
+            floor.memcpy_bytes_per_s,
+            block,
+            floor.syscall_pipe_rtt_ns,
+            floor.syscall_unix_rtt_ns
+        ],
+    )
+    .map_err(sql(path, "recording the floor"))
 }

@@ -188,8 +188,13 @@ fn every_outcome_kind_round_trips_with_every_field() {
     let mut store = Store::open_in_memory().unwrap();
     let m = meta();
     let run = store.begin_run(&m).unwrap();
-    let floor =
-        Floor { cacheline_rtt_ns: 84.5, memcpy_bytes_per_s: 1.25e9, memcpy_block_bytes: 1 << 20 };
+    let floor = Floor {
+        cacheline_rtt_ns: 84.5,
+        memcpy_bytes_per_s: 1.25e9,
+        memcpy_block_bytes: 1 << 20,
+        syscall_pipe_rtt_ns: Some(3100.0),
+        syscall_unix_rtt_ns: None,
+    };
     store.set_floor(run, &floor).unwrap();
     let cells = all_cells();
     for c in &cells {
@@ -220,9 +225,20 @@ fn every_outcome_kind_round_trips_with_every_field() {
 fn finish_run_floor_replaces_the_stored_one() {
     let mut store = Store::open_in_memory().unwrap();
     let run = store.begin_run(&meta()).unwrap();
-    let first = Floor { cacheline_rtt_ns: 1.0, memcpy_bytes_per_s: 2.0, memcpy_block_bytes: 3 };
-    let last =
-        Floor { cacheline_rtt_ns: 70.0, memcpy_bytes_per_s: 9.5e9, memcpy_block_bytes: 4096 };
+    let first = Floor {
+        cacheline_rtt_ns: 1.0,
+        memcpy_bytes_per_s: 2.0,
+        memcpy_block_bytes: 3,
+        syscall_pipe_rtt_ns: None,
+        syscall_unix_rtt_ns: Some(2.5),
+    };
+    let last = Floor {
+        cacheline_rtt_ns: 70.0,
+        memcpy_bytes_per_s: 9.5e9,
+        memcpy_block_bytes: 4096,
+        syscall_pipe_rtt_ns: None,
+        syscall_unix_rtt_ns: Some(2.5),
+    };
     store.set_floor(run, &first).unwrap();
     store.finish_run(run, RunStatus::Interrupted, 7, Some(&last), &[]).unwrap();
     let m = store.load_run(run).unwrap().meta;
@@ -259,6 +275,8 @@ fn nan_floats_come_back_as_nan() {
             cacheline_rtt_ns: f64::NAN,
             memcpy_bytes_per_s: f64::INFINITY,
             memcpy_block_bytes: 0,
+            syscall_pipe_rtt_ns: None,
+            syscall_unix_rtt_ns: None,
         }),
         ..meta()
     };
@@ -541,7 +559,13 @@ fn a_missing_run_is_named_with_advice() {
     assert!(matches!(err, StoreError::NoSuchRun { id, .. } if id == missing));
     assert_eq!(err.to_string(), "no run 42 in :memory:; `icbench runs` lists them");
 
-    let floor = Floor { cacheline_rtt_ns: 1.0, memcpy_bytes_per_s: 1.0, memcpy_block_bytes: 1 };
+    let floor = Floor {
+        cacheline_rtt_ns: 1.0,
+        memcpy_bytes_per_s: 1.0,
+        memcpy_block_bytes: 1,
+        syscall_pipe_rtt_ns: None,
+        syscall_unix_rtt_ns: Some(2.5),
+    };
     let errs = [
         store.insert_cell(missing, &failed()).unwrap_err(),
         store.finish_run(missing, RunStatus::Finished, 0, None, &[]).unwrap_err(),

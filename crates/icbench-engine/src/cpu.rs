@@ -1,0 +1,155 @@
+//! Placement and scheduling: which CPUs are online, pinning a thread to one,
+//! SCHED_FIFO and mlockall — each with an error that says what to do when
+//! the machine does not allow it.
+
+use std::fmt;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CpuError {
+    #[error("CPU {cpu} is not online (online: {online}); choose two with --cpus A,B")]
+    Offline { cpu: u32, online: String },
+    #[error("this machine has only one usable CPU ({online}); icbench needs two")]
+    OnlyOne { online: String },
+    #[error("cannot pin to CPU {cpu}: {errno}")]
+    Pin { cpu: u32, errno: rustix::io::Errno },
+    #[error(
+        "SCHED_FIFO priority {priority} not permitted ({errno}): run as root, grant CAP_SYS_NICE \
+         (setcap cap_sys_nice+ep icbench) or raise RLIMIT_RTPRIO, or drop --fifo"
+    )]
+    Fifo { priority: u8, errno: rustix::io::Errno },
+    #[error(
+        "mlockall not permitted ({errno}): run as root, grant CAP_IPC_LOCK or raise \
+         RLIMIT_MEMLOCK (ulimit -l), or drop --mlock"
+    )]
+    Mlock { errno: rustix::io::Errno },
+}
+
+/// A set of CPU numbers, as the kernel lists them ("0-3,6").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList {
+    pub text: String,
+    pub cpus: Vec<u32>,
+}
+
+impl fmt::Display for CpuList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl CpuList {
+    /// Parses the kernel's list format (Documentation/admin-guide/cputopology.rst).
+    pub fn parse(text: &str) -> Option<CpuList> {
+        let text = text.trim();
+        let mut cpus = Vec::new();
+        for part in text.split(',').filter(|p| !p.is_empty()) {
+            match part.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+                    if a > b {
+                        return None;
+                    }
+                    cpus.extend(a..=b);
+                }
+                None => cpus.push(part.parse().ok()?),
+            }
+        }
+        Some(CpuList { text: text.to_string(), cpus })
+    }
+
+    /// The online CPUs that this process may run on.
+    pub fn usable() -> CpuList {
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+            .ok()
+            .and_then(|s| CpuList::parse(&s));
+        let allowed = rustix::thread::sched_getaffinity(None).ok();
+        let mut list = online.unwrap_or_else(|| {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+            CpuList { text: format!("0-{}", n - 1), cpus: (0..n).collect() }
+        });
+        if let Some(set) = allowed {
+            list.cpus.retain(|&c| set.is_set(c as usize));
+        }
+        list
+    }
+
+    /// The default pair: the first two usable CPUs.
+    pub fn default_pair(&self) -> Result<(u32, u32), CpuError> {
+        match self.cpus.as_slice() {
+            [a, b, ..] => Ok((*a, *b)),
+            _ => Err(CpuError::OnlyOne { online: self.text.clone() }),
+        }
+    }
+
+    pub fn check(&self, cpu: u32) -> Result<(), CpuError> {
+        if self.cpus.contains(&cpu) {
+            Ok(())
+        } else {
+            Err(CpuError::Offline { cpu, online: self.text.clone() })
+        }
+    }
+}
+
+/// Pins the calling thread to `cpu`.
+pub fn pin_current_thread(cpu: u32) -> Result<(), CpuError> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu as usize);
+    rustix::thread::sched_setaffinity(None, &set).map_err(|errno| CpuError::Pin { cpu, errno })
+}
+
+/// Puts the calling thread under SCHED_FIFO at `priority`.
+pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
+    let param = libc::sched_param { sched_priority: i32::from(priority) };
+    // SAFETY: plain system call on the calling thread with a valid param.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    if r == 0 {
+        Ok(())
+    } else {
+        let errno = rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
+            .unwrap_or(rustix::io::Errno::PERM);
+        Err(CpuError::Fifo { priority, errno })
+    }
+}
+
+/// Locks every present and future page of the process in memory, so a page
+/// fault cannot land inside a measurement.
+pub fn lock_memory() -> Result<(), CpuError> {
+    use rustix::mm::{MlockAllFlags, mlockall};
+    mlockall(MlockAllFlags::CURRENT | MlockAllFlags::FUTURE).map_err(|errno| CpuError::Mlock { errno })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_kernel_list_format() {
+        assert_eq!(CpuList::parse("0-3,6\n").unwrap().cpus, vec![0, 1, 2, 3, 6]);
+        assert_eq!(CpuList::parse("0").unwrap().cpus, vec![0]);
+        assert!(CpuList::parse("3-1").is_none());
+        assert!(CpuList::parse("a").is_none());
+    }
+
+    #[test]
+    fn offline_cpu_is_named_with_the_online_list() {
+        let l = CpuList::parse("0-1").unwrap();
+        assert!(l.check(1).is_ok());
+        let e = l.check(7).unwrap_err().to_string();
+        assert_eq!(e, "CPU 7 is not online (online: 0-1); choose two with --cpus A,B");
+        assert!(CpuList::parse("0").unwrap().default_pair().is_err());
+    }
+
+    #[test]
+    fn pinning_takes_effect() {
+        let cpu = CpuList::usable().cpus[0];
+        std::thread::spawn(move || {
+            pin_current_thread(cpu).unwrap();
+            let set = rustix::thread::sched_getaffinity(None).unwrap();
+            assert!(set.is_set(cpu as usize));
+            assert_eq!(set.count(), 1);
+        })
+        .join()
+        .unwrap();
+    }
+}

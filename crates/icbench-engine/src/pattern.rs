@@ -1,0 +1,173 @@
+//! The host side of the patterns: ping-pong and stream. Each cell runs a
+//! short probe to learn the message time, a warm-up that is discarded, and
+//! the measured phase, whose length follows from the cell's time budget.
+//!
+//! Inside the timed loops: no allocation, no formatting, no logging
+//! (ARCHITECTURE rule 7). Buffers, the histogram and the raw-sample vector
+//! are sized before the loop; the echo is compared after the second clock
+//! read, so verification is not part of the round trip.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use icbench_link::{Link, LinkError};
+use icbench_model::{CellData, LatencyHistogram};
+
+use crate::clock::now_ns;
+use crate::ctrl::{self, CREDIT_LEN, Op};
+use crate::payload::{Payload, first_difference};
+
+/// Receive buffers are at least this large, so links that must receive into
+/// a buffer of their own message size (POSIX queues) never copy.
+const RX_MIN: usize = 64 << 10;
+const PROBE_MESSAGES: u32 = 16;
+
+/// Why a cell's measurement stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CellError {
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("corrupted echo: message {seq} of {size} B differs from what was sent at byte {offset}")]
+    Corrupt { seq: u64, size: usize, offset: usize },
+    #[error("the peer received {bad} of {count} messages corrupted")]
+    PeerSawCorruption { bad: u32, count: u32 },
+}
+
+/// What a pattern needs from the cell's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub cell_time: Duration,
+    pub raw: bool,
+    pub window: u32,
+}
+
+fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u32, u32) {
+    let per = per_msg_ns.max(1.0);
+    let measure = (budget.cell_time.as_nanos() as f64 / per) as u64;
+    let measure = measure.clamp(min, max);
+    let warm = (measure / 5).clamp(min.min(16), 100_000);
+    (warm as u32, measure as u32)
+}
+
+/// Ping-pong: `size`-byte messages echoed one at a time.
+pub fn pingpong(
+    link: &mut dyn Link,
+    size: usize,
+    budget: &Budget,
+    progress: &AtomicU64,
+) -> Result<CellData, CellError> {
+    let payload = Payload::new(size);
+    let mut tx = payload.buffer();
+    let mut rx = vec![0u8; size.max(RX_MIN)];
+    let zero_copy = link.caps().zero_copy;
+    let mut phase = |count: u32, mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
+        link.send(&Op::Echo { size: size as u32, count }.encode())?;
+        let mut sum = 0u64;
+        for seq in 0..u64::from(count) {
+            Payload::stamp(&mut tx, seq);
+            let (t0, t1, same) = if zero_copy {
+                let t0 = now_ns();
+                link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
+                let mut t1 = 0;
+                let mut same = false;
+                link.recv_with(size, &mut rx, &mut |m| {
+                    t1 = now_ns();
+                    same = m == &tx[..];
+                })?;
+                (t0, t1, same)
+            } else {
+                let t0 = now_ns();
+                link.send(&tx)?;
+                link.recv(&mut rx, size)?;
+                let t1 = now_ns();
+                (t0, t1, rx[..size] == tx[..])
+            };
+            progress.store(seq + 1, Ordering::Relaxed);
+            if !same {
+                let offset = if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
+                return Err(CellError::Corrupt { seq, size, offset });
+            }
+            let rtt = t1.saturating_sub(t0);
+            sum += rtt;
+            if let Some((hist, raw, keep)) = rec.as_mut() {
+                hist.record(rtt);
+                if *keep {
+                    raw.push(rtt);
+                }
+            }
+        }
+        Ok::<u64, CellError>(sum)
+    };
+    let probe = phase(PROBE_MESSAGES, None)?;
+    let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
+    phase(warm, None)?;
+    let mut hist = LatencyHistogram::new();
+    let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
+    let elapsed_ns = phase(measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    Ok(CellData {
+        messages: u64::from(measure),
+        bytes: u64::from(measure) * size as u64,
+        elapsed_ns,
+        warmup_messages: u64::from(PROBE_MESSAGES + warm),
+        latency: Some(hist),
+        raw_ns: budget.raw.then_some(raw),
+        window: None,
+    })
+}
+
+/// Stream: up to `window` messages in flight, the peer returning a credit
+/// every `window / 2` messages; throughput over the whole phase.
+pub fn stream(
+    link: &mut dyn Link,
+    size: usize,
+    budget: &Budget,
+    progress: &AtomicU64,
+) -> Result<CellData, CellError> {
+    let payload = Payload::new(size);
+    let mut tx = payload.buffer();
+    let mut credit = [0u8; RX_MIN];
+    let window = budget.window.max(2);
+    // At most two credits are ever unread, so a link whose reverse direction
+    // holds two messages cannot deadlock (the peer blocked sending a credit
+    // while the host is blocked sending data).
+    let credit_every = window / 2;
+    let mut phase = |count: u32| -> Result<u64, CellError> {
+        link.send(&Op::Sink { size: size as u32, count, credit_every }.encode())?;
+        let (mut sent, mut acked) = (0u32, 0u32);
+        let t0 = now_ns();
+        while acked < count {
+            while sent < count && sent - acked < window {
+                Payload::stamp(&mut tx, u64::from(sent));
+                link.send(&tx)?;
+                sent += 1;
+            }
+            link.recv(&mut credit, CREDIT_LEN)?;
+            let (received, bad) = ctrl::decode_credit(&credit);
+            if bad > 0 {
+                return Err(CellError::PeerSawCorruption { bad, count: received });
+            }
+            acked = received;
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(now_ns() - t0)
+    };
+    let probe_count = window * 2;
+    let probe = phase(probe_count)?;
+    let (warm, measure) = counts(
+        probe as f64 / f64::from(probe_count),
+        budget,
+        u64::from(window) * 4,
+        50_000_000,
+    );
+    phase(warm)?;
+    let elapsed_ns = phase(measure)?;
+    Ok(CellData {
+        messages: u64::from(measure),
+        bytes: u64::from(measure) * size as u64,
+        elapsed_ns,
+        warmup_messages: u64::from(probe_count + warm),
+        latency: None,
+        raw_ns: None,
+        window: Some(window),
+    })
+}

@@ -1,0 +1,136 @@
+//! The local peer: the responder on the far end of a local link, run as a
+//! pinned child process (the same binary, re-executed) or as a pinned thread.
+//!
+//! It answers the control protocol of [`crate::ctrl`]: echo every message
+//! back, or sink messages, check their payload and return credits. For tests
+//! of the fault paths it can be told to die, hang or corrupt after a number
+//! of messages ([`Fault`]); nothing else changes its behaviour.
+
+use icbench_link::{Link, LinkError};
+
+use crate::ctrl::{self, CTRL_LEN, Op};
+use crate::payload::Payload;
+
+/// A fault the peer injects after `after` data messages, for testing how the
+/// engine copes with a peer that misbehaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Exit abruptly (the process kills itself with SIGKILL).
+    Die { after: u64 },
+    /// Stop answering, but stay alive.
+    Hang { after: u64 },
+    /// Flip one byte of each echo.
+    Corrupt { after: u64 },
+}
+
+impl Fault {
+    /// Parses `die-after=N`, `hang-after=N` or `corrupt-after=N`.
+    pub fn parse(s: &str) -> Result<Fault, String> {
+        let (kind, n) = s.split_once('=').ok_or_else(|| format!("bad fault '{s}'"))?;
+        let after: u64 = n.parse().map_err(|_| format!("bad fault count in '{s}'"))?;
+        match kind {
+            "die-after" => Ok(Fault::Die { after }),
+            "hang-after" => Ok(Fault::Hang { after }),
+            "corrupt-after" => Ok(Fault::Corrupt { after }),
+            _ => Err(format!("unknown fault '{kind}': use die-after, hang-after or corrupt-after")),
+        }
+    }
+
+    pub fn to_arg(self) -> String {
+        match self {
+            Fault::Die { after } => format!("die-after={after}"),
+            Fault::Hang { after } => format!("hang-after={after}"),
+            Fault::Corrupt { after } => format!("corrupt-after={after}"),
+        }
+    }
+}
+
+/// Counts data messages and triggers the fault when due.
+struct Injector {
+    fault: Option<Fault>,
+    handled: u64,
+    abort: icbench_link::Abort,
+}
+
+impl Injector {
+    /// Called before each data message. Returns true when this echo must be
+    /// corrupted.
+    #[inline]
+    fn tick(&mut self) -> Result<bool, LinkError> {
+        self.handled += 1;
+        match self.fault {
+            None => Ok(false),
+            Some(Fault::Die { after }) if self.handled > after => {
+                let _ = rustix::process::kill_process(
+                    rustix::process::getpid(),
+                    rustix::process::Signal::KILL,
+                );
+                unreachable!("SIGKILL cannot be caught");
+            }
+            Some(Fault::Hang { after }) if self.handled > after => loop {
+                // Alive and silent until torn down.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                if self.abort.is_set() {
+                    return Err(LinkError::Aborted);
+                }
+            },
+            Some(Fault::Corrupt { after }) => Ok(self.handled > after),
+            _ => Ok(false),
+        }
+    }
+}
+
+/// Serves the control protocol on `link` until told to quit or the host goes
+/// away. Returns `Ok` on a clean end (quit, or the host closed the link).
+pub fn serve(link: &mut dyn Link, fault: Option<Fault>, abort: &icbench_link::Abort) -> Result<(), LinkError> {
+    let mut inj = Injector { fault, handled: 0, abort: abort.clone() };
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match link.recv(&mut buf, CTRL_LEN) {
+            Ok(()) => {}
+            Err(LinkError::PeerClosed) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        let op = Op::decode(&buf[..CTRL_LEN]).map_err(LinkError::Framing)?;
+        match op {
+            Op::Quit => return Ok(()),
+            Op::Echo { size, count } => {
+                let size = size as usize;
+                grow(&mut buf, size);
+                for _ in 0..count {
+                    if inj.tick()? {
+                        link.recv(&mut buf, size)?;
+                        buf[size / 2] ^= 0x40;
+                        link.send(&buf[..size])?;
+                    } else {
+                        link.echo(size, &mut buf)?;
+                    }
+                }
+            }
+            Op::Sink { size, count, credit_every } => {
+                let size = size as usize;
+                grow(&mut buf, size);
+                let payload = Payload::new(size);
+                let mut bad = 0u32;
+                for i in 0..count {
+                    let corrupt = inj.tick()?;
+                    let mut ok = true;
+                    link.recv_with(size, &mut buf, &mut |m| ok = payload.check(m, u64::from(i)))?;
+                    if !ok || corrupt {
+                        bad += 1;
+                    }
+                    let received = i + 1;
+                    if received % credit_every == 0 || received == count {
+                        link.send(&ctrl::encode_credit(received, bad))?;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn grow(buf: &mut Vec<u8>, size: usize) {
+    if buf.len() < size {
+        buf.resize(size, 0);
+    }
+}

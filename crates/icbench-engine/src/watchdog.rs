@@ -1,0 +1,156 @@
+//! The watchdog behind "every blocking wait has a timeout" (ARCHITECTURE
+//! rule 8), at no cost to the timed loop.
+//!
+//! The measuring thread bumps a progress counter after each message (one
+//! relaxed store). A watchdog thread looks every few milliseconds: no
+//! progress for the timeout, the peer process gone (its pidfd readable,
+//! pidfd_open(2)), or a stop request (Ctrl-C) fires it. Firing sets the
+//! link's abort flag and sends a signal whose handler does nothing and is
+//! installed without SA_RESTART, so a read or write blocked in the kernel
+//! returns EINTR and the link sees the flag (signal(7), "Interruption of
+//! system calls"). It re-sends until the measuring thread disarms it, which
+//! closes the race with a thread just entering a system call.
+
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use icbench_link::Abort;
+
+const LOOK_EVERY: Duration = Duration::from_millis(5);
+
+/// Why the watchdog fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fired {
+    Timeout,
+    PeerDied,
+    Interrupted,
+}
+
+/// The signal used to wake a blocked system call.
+pub(crate) fn wake_signal() -> i32 {
+    libc::SIGRTMIN() + 3
+}
+
+extern "C" fn on_wake(_: i32) {}
+
+/// Installs the no-op handler, once per process.
+pub(crate) fn install_wake_handler() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sigaction with a valid, async-signal-safe handler and no
+        // SA_RESTART, so interrupted calls fail with EINTR.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_wake as *const () as usize;
+            sa.sa_flags = 0;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(wake_signal(), &sa, std::ptr::null_mut());
+        }
+    });
+}
+
+/// Sends the wake signal to a thread of this process.
+pub(crate) fn wake_thread(thread: libc::pthread_t) {
+    // SAFETY: the caller guarantees the thread is alive (it joins the
+    // watchdog, or is joined itself, before exiting).
+    unsafe { libc::pthread_kill(thread, wake_signal()) };
+}
+
+struct Shared {
+    progress: AtomicU64,
+    disarmed: AtomicBool,
+    fired: Mutex<Option<Fired>>,
+}
+
+/// Guards one cell of measuring.
+pub(crate) struct Watchdog {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watchdog {
+    /// Starts watching the calling thread.
+    pub(crate) fn start(
+        timeout: Duration,
+        abort: Abort,
+        peer: Option<Arc<OwnedFd>>,
+        stop: Arc<AtomicBool>,
+    ) -> Watchdog {
+        install_wake_handler();
+        // SAFETY: pthread_self has no preconditions.
+        let target = unsafe { libc::pthread_self() };
+        let shared = Arc::new(Shared {
+            progress: AtomicU64::new(0),
+            disarmed: AtomicBool::new(false),
+            fired: Mutex::new(None),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("icbench-watchdog".into())
+            .spawn(move || watch(&s, timeout, &abort, peer.as_deref(), &stop, target))
+            .expect("spawning the watchdog thread");
+        Watchdog { shared, thread: Some(thread) }
+    }
+
+    /// The counter the measuring loop bumps after each message.
+    #[inline]
+    pub(crate) fn progress(&self) -> &AtomicU64 {
+        &self.shared.progress
+    }
+
+    /// Stops watching; says whether and why the watchdog fired.
+    pub(crate) fn finish(mut self) -> Option<Fired> {
+        self.shared.disarmed.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        *self.shared.fired.lock().expect("watchdog lock")
+    }
+}
+
+fn peer_exited(pidfd: &OwnedFd) -> bool {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
+    matches!(poll(&mut fds, Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })), Ok(n) if n > 0)
+}
+
+fn watch(
+    s: &Shared,
+    timeout: Duration,
+    abort: &Abort,
+    peer: Option<&OwnedFd>,
+    stop: &AtomicBool,
+    target: libc::pthread_t,
+) {
+    let mut last = s.progress.load(Ordering::Relaxed);
+    let mut last_change = Instant::now();
+    while !s.disarmed.load(Ordering::SeqCst) {
+        std::thread::sleep(LOOK_EVERY);
+        let p = s.progress.load(Ordering::Relaxed);
+        if p != last {
+            last = p;
+            last_change = Instant::now();
+        }
+        let fired = if stop.load(Ordering::SeqCst) {
+            Some(Fired::Interrupted)
+        } else if peer.is_some_and(peer_exited) {
+            Some(Fired::PeerDied)
+        } else if last_change.elapsed() > timeout {
+            Some(Fired::Timeout)
+        } else {
+            None
+        };
+        if let Some(f) = fired {
+            *s.fired.lock().expect("watchdog lock") = Some(f);
+            abort.set();
+            while !s.disarmed.load(Ordering::SeqCst) {
+                wake_thread(target);
+                std::thread::sleep(LOOK_EVERY);
+            }
+            return;
+        }
+    }
+}
