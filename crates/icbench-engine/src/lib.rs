@@ -15,7 +15,6 @@ mod session;
 mod watchdog;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -50,10 +49,11 @@ pub struct EngineConfig {
     /// Longest wait for any reply before a cell fails.
     pub timeout: Duration,
     pub budget: Budget,
-    /// A fault for the peer to inject (tests of the failure paths).
+    /// A fault for the first peer of each link to inject (tests of the
+    /// failure paths: the peer that replaces it behaves).
     pub fault: Option<Fault>,
     /// Set (by a Ctrl-C handler) to stop the run after the current cell.
-    pub stop: Arc<AtomicBool>,
+    pub stop: &'static AtomicBool,
 }
 
 /// Receives progress and results as they happen.
@@ -81,6 +81,7 @@ pub fn run_link(
     obs: &mut dyn Observer,
 ) -> LinkRun {
     let mut session: Option<Session> = None;
+    let mut started = 0u32;
     for &(pattern, size) in cells {
         if cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
             if let Some(s) = session.take() {
@@ -92,8 +93,11 @@ pub fn run_link(
         obs.cell_started(&key);
         let s = match session.take() {
             Some(s) => s,
-            None => match Session::open(cfg, spec) {
-                Ok(s) => s,
+            None => match Session::open(cfg, spec, if started == 0 { cfg.fault } else { None }) {
+                Ok(s) => {
+                    started += 1;
+                    s
+                }
                 Err(reason) => {
                     obs.cell_finished(&CellResult { key, outcome: CellOutcome::Failed { reason } });
                     continue;
@@ -134,7 +138,7 @@ fn measure_cell(
     pattern: Pattern,
     size: usize,
 ) -> (Option<CellOutcome>, Option<Session>) {
-    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), cfg.stop.clone());
+    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), cfg.stop);
     let result = match pattern {
         Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
         Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
@@ -147,7 +151,9 @@ fn measure_cell(
         }
         Err(e) => e,
     };
-    if fired == Some(Fired::Interrupted) {
+    // A stop request may show first as a dead or silent peer; it is still
+    // an interruption, not a failure of the cell.
+    if fired == Some(Fired::Interrupted) || cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
         return (None, Some(s));
     }
     let exit = s.peer_exit();

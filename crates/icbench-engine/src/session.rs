@@ -32,7 +32,7 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn open(cfg: &EngineConfig, spec: &LinkSpec) -> Result<Session, String> {
+    pub(crate) fn open(cfg: &EngineConfig, spec: &LinkSpec, fault: Option<crate::Fault>) -> Result<Session, String> {
         let abort = Abort::new();
         let (host, handoff) = icbench_link::open(spec, abort.clone()).map_err(|e| e.to_string())?;
         let peer = match &cfg.peer {
@@ -49,11 +49,11 @@ impl Session {
                 if let Some(p) = cfg.fifo {
                     cmd.arg("--fifo").arg(p.to_string());
                 }
-                if let Some(f) = cfg.fault {
+                if let Some(f) = fault {
                     cmd.arg("--fault").arg(f.to_arg());
                 }
                 let fds: Vec<i32> = handoff.fds.iter().map(AsRawFd::as_raw_fd).collect();
-                // SAFETY: only async-signal-safe calls (fcntl, prctl) between
+                // SAFETY: only async-signal-safe calls (fcntl, prctl, setpgid) between
                 // fork and exec.
                 unsafe {
                     cmd.pre_exec(move || {
@@ -62,8 +62,10 @@ impl Session {
                                 return Err(std::io::Error::last_os_error());
                             }
                         }
-                        // The peer must not outlive icbench.
+                        // The peer must not outlive icbench, and Ctrl-C in
+                        // the terminal is for icbench, which tears it down.
                         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                        libc::setpgid(0, 0);
                         Ok(())
                     });
                 }
@@ -85,7 +87,7 @@ impl Session {
                 // The peer end takes the descriptors over.
                 let raw: Vec<i32> = handoff.fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
                 let peer_abort = Abort::new();
-                let (pa, cpu, fifo, fault) = (peer_abort.clone(), cfg.peer_cpu, cfg.fifo, cfg.fault);
+                let (pa, cpu, fifo) = (peer_abort.clone(), cfg.peer_cpu, cfg.fifo);
                 let join = std::thread::Builder::new()
                     .name("icbench-peer".into())
                     .spawn(move || {

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 
 use icbench_link::Abort;
 
-const LOOK_EVERY: Duration = Duration::from_millis(5);
+/// How often the watchdog looks. It sleeps on its own CPU time, parked, and
+/// is unparked at once when the cell ends.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
 
 /// Why the watchdog fired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +79,7 @@ impl Watchdog {
         timeout: Duration,
         abort: Abort,
         peer: Option<Arc<OwnedFd>>,
-        stop: Arc<AtomicBool>,
+        stop: &'static AtomicBool,
     ) -> Watchdog {
         install_wake_handler();
         // SAFETY: pthread_self has no preconditions.
@@ -90,7 +92,7 @@ impl Watchdog {
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("icbench-watchdog".into())
-            .spawn(move || watch(&s, timeout, &abort, peer.as_deref(), &stop, target))
+            .spawn(move || watch(&s, timeout, &abort, peer.as_deref(), stop, target))
             .expect("spawning the watchdog thread");
         Watchdog { shared, thread: Some(thread) }
     }
@@ -105,6 +107,7 @@ impl Watchdog {
     pub(crate) fn finish(mut self) -> Option<Fired> {
         self.shared.disarmed.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
         *self.shared.fired.lock().expect("watchdog lock")
@@ -128,7 +131,10 @@ fn watch(
     let mut last = s.progress.load(Ordering::Relaxed);
     let mut last_change = Instant::now();
     while !s.disarmed.load(Ordering::SeqCst) {
-        std::thread::sleep(LOOK_EVERY);
+        std::thread::park_timeout(LOOK_EVERY);
+        if s.disarmed.load(Ordering::SeqCst) {
+            return;
+        }
         let p = s.progress.load(Ordering::Relaxed);
         if p != last {
             last = p;
@@ -148,7 +154,7 @@ fn watch(
             abort.set();
             while !s.disarmed.load(Ordering::SeqCst) {
                 wake_thread(target);
-                std::thread::sleep(LOOK_EVERY);
+                std::thread::park_timeout(Duration::from_millis(2));
             }
             return;
         }

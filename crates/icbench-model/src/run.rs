@@ -92,6 +92,9 @@ impl RunStatus {
 pub struct Floor {
     /// Median round trip of one cache line bounced between the two CPUs, ns.
     pub cacheline_rtt_ns: f64,
+    /// Median round trip with one line per direction, ns: the least a
+    /// two-way channel with separate directions can cost.
+    pub two_line_rtt_ns: Option<f64>,
     /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
     pub memcpy_bytes_per_s: f64,
     /// Size of each memcpy in the bandwidth measurement, bytes.

@@ -1,1 +1,13 @@
-//! placeholder
+//! Renderers: a run's view model in, text out (ARCHITECTURE rule 4).
+//!
+//! [`view`] turns a stored run into the rows every output shows (the only
+//! place where percentiles, rates and ratios are derived for display);
+//! [`table`] draws them for a terminal; [`json`] writes them for scripts.
+//! Nothing here measures, reads the store or prints to a terminal by itself.
+
+pub mod format;
+pub mod json;
+pub mod table;
+pub mod view;
+
+pub use view::{PingPongRow, RunView, StreamRow, Target, build};

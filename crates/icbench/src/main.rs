@@ -1,1 +1,27 @@
-fn main() {}
+//! icbench: the common benchmark for inter-core communication.
+//!
+//! `main` only parses, dispatches and turns an error into one line and an
+//! exit code: 2 for bad input (the user can fix the command line), 1 for a
+//! failure while working, 130 for a run stopped by Ctrl-C.
+
+mod cli;
+mod cmd;
+mod error;
+mod meta;
+mod sizes;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match cmd::dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            let code = error::exit_code(&e);
+            eprintln!("icbench: error: {e:#}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -2,12 +2,16 @@
 //! memory segment (memfd) mapped by both processes — the "indirect buffer" of
 //! the reference documents.
 //!
-//! Layout: two control blocks, then two slot arrays. The producer's index
-//! (`head`) and the consumer's (`tail`) sit on separate 128-byte lines so the
-//! two CPUs never write the same line (128, not 64: the adjacent-line
-//! prefetcher of x86 pulls pairs of lines; rigtorp/SPSCQueue pads the same
-//! way). Each end also keeps a private copy of the other end's index and only
-//! re-reads the shared one when its copy says the ring is empty or full.
+//! Layout: two control blocks, then two slot arrays. Each slot starts on a
+//! 128-byte boundary with a sequence word and the message length, followed by
+//! the payload: the consumer polls the slot's own sequence word, so a small
+//! message crosses from one core to the other as the slot's cache lines and
+//! nothing else — no separate head index to bounce (the design of
+//! Disruptor-style rings and rigtorp's SPSCQueue "slot sequence" variant).
+//! The consumer's index (`tail`) sits on its own line and the producer reads
+//! it only when its private copy says the ring is full. Lines are padded to
+//! 128 bytes, not 64: the adjacent-line prefetcher of x86 pulls pairs of
+//! lines.
 //!
 //! Waiting: `spin` (busy loop), `yield` (sched_yield between checks) or
 //! `futex` (sleep on the index word; the other end wakes a sleeper it sees
@@ -27,10 +31,10 @@ use crate::fdio::{fd_param, owned_fd};
 use crate::{Abort, Handoff, Link, LinkCaps, LinkError, LinkSpec};
 
 const LINE: usize = 128;
-/// Bytes of one direction's control block: head, tail, and the two sleep flags.
-const CTL: usize = 4 * LINE;
-/// Slot header: the message length, on its own line.
-const SLOT_HDR: usize = 64;
+/// Bytes of one direction's control block: tail and the two sleep flags.
+const CTL: usize = 3 * LINE;
+/// Slot header: sequence word (u32) and message length (u32).
+const SLOT_HDR: usize = 8;
 /// Largest message, bytes.
 const SLOT_PAYLOAD: usize = 64 << 10;
 const DEFAULT_SLOTS: u32 = 8;
@@ -64,9 +68,8 @@ impl Wait {
     }
 }
 
-/// Pointers into one direction's control block.
+/// Pointers into one direction's control block and slots.
 struct Dir {
-    head: *const AtomicU32,
     tail: *const AtomicU32,
     cons_sleeping: *const AtomicU32,
     prod_sleeping: *const AtomicU32,
@@ -80,22 +83,16 @@ impl Dir {
         // SAFETY: offsets lie within the control block.
         unsafe {
             Dir {
-                head: ctl.cast(),
-                tail: ctl.add(LINE).cast(),
-                cons_sleeping: ctl.add(2 * LINE).cast(),
-                prod_sleeping: ctl.add(3 * LINE).cast(),
+                tail: ctl.cast(),
+                cons_sleeping: ctl.add(LINE).cast(),
+                prod_sleeping: ctl.add(2 * LINE).cast(),
                 slots,
             }
         }
     }
     #[inline]
-    fn head(&self) -> &AtomicU32 {
-        // SAFETY: points into the mapping, which outlives self (held by ShmLink).
-        unsafe { &*self.head }
-    }
-    #[inline]
     fn tail(&self) -> &AtomicU32 {
-        // SAFETY: as above.
+        // SAFETY: points into the mapping, which outlives self (held by ShmLink).
         unsafe { &*self.tail }
     }
     #[inline]
@@ -107,6 +104,18 @@ impl Dir {
     fn prod_sleeping(&self) -> &AtomicU32 {
         // SAFETY: as above.
         unsafe { &*self.prod_sleeping }
+    }
+    /// The slot holding message `index`.
+    #[inline]
+    fn slot(&self, index: u32, slots: u32) -> *mut u8 {
+        // SAFETY: index % slots < slots, so the slot lies in the ring.
+        unsafe { self.slots.add((index % slots) as usize * stride()) }
+    }
+    /// The sequence word of a slot: message index + 1 once published.
+    #[inline]
+    fn seq(&self, slot: *mut u8) -> &AtomicU32 {
+        // SAFETY: every slot starts with its aligned sequence word.
+        unsafe { &*(slot as *const AtomicU32) }
     }
 }
 
@@ -120,9 +129,8 @@ struct ShmLink {
     /// Next index this end publishes on tx, and its copy of tx's tail.
     tx_head: u32,
     tx_tail_seen: u32,
-    /// Next index this end consumes on rx, and its copy of rx's head.
+    /// Next index this end consumes on rx.
     rx_tail: u32,
-    rx_head_seen: u32,
     abort: Abort,
 }
 
@@ -130,8 +138,9 @@ struct ShmLink {
 // ring protocol gives each end exclusive use of its side.
 unsafe impl Send for ShmLink {}
 
+/// Bytes from one slot to the next: header and payload, rounded up to LINE.
 const fn stride() -> usize {
-    SLOT_HDR + SLOT_PAYLOAD
+    (SLOT_HDR + SLOT_PAYLOAD).div_ceil(LINE) * LINE
 }
 
 fn segment_len(slots: u32) -> usize {
@@ -153,10 +162,11 @@ impl ShmLink {
         let (tx, rx) = if host { (d0, d1) } else { (d1, d0) };
         Ok(ShmLink {
             _map: map,
-            tx_head: tx.head().load(Ordering::Acquire),
-            tx_tail_seen: tx.tail().load(Ordering::Acquire),
-            rx_tail: rx.tail().load(Ordering::Acquire),
-            rx_head_seen: rx.head().load(Ordering::Acquire),
+            // Both ends attach before the first message, so every index
+            // starts at zero.
+            tx_head: 0,
+            tx_tail_seen: 0,
+            rx_tail: 0,
             tx,
             rx,
             slots,
@@ -166,14 +176,20 @@ impl ShmLink {
         })
     }
 
-    /// Waits until `word` no longer equals `seen`, by the link's strategy.
-    /// `sleeping` is the flag the other end checks before waking.
+    /// Waits, by the link's strategy, until `word` satisfies `done`, and
+    /// returns its value. `sleeping` is the flag the other end checks before
+    /// waking this one.
     #[inline]
-    fn wait_change(&self, word: &AtomicU32, seen: u32, sleeping: &AtomicU32) -> Result<u32, LinkError> {
+    fn wait_until(
+        &self,
+        word: &AtomicU32,
+        sleeping: &AtomicU32,
+        done: impl Fn(u32) -> bool,
+    ) -> Result<u32, LinkError> {
         let mut spins = 0u32;
         loop {
             let now = word.load(Ordering::Acquire);
-            if now != seen {
+            if done(now) {
                 return Ok(now);
             }
             match self.wait {
@@ -192,9 +208,9 @@ impl ShmLink {
                 Wait::Futex => {
                     sleeping.store(1, Ordering::Relaxed);
                     // Pairs with the fence in `wake`: either the other end sees
-                    // the flag, or this end sees the new index (Dekker).
+                    // the flag, or this end sees the new value (Dekker).
                     fence(Ordering::SeqCst);
-                    if word.load(Ordering::Relaxed) == seen {
+                    if word.load(Ordering::Relaxed) == now {
                         let ts = rustix::time::Timespec {
                             tv_sec: 0,
                             tv_nsec: FUTEX_SLICE.as_nanos() as _,
@@ -204,7 +220,7 @@ impl ShmLink {
                         let _ = rustix::thread::futex::wait(
                             word,
                             rustix::thread::futex::Flags::empty(),
-                            seen,
+                            now,
                             Some(&ts),
                         );
                     }
@@ -225,52 +241,46 @@ impl ShmLink {
         }
     }
 
-    #[inline]
-    fn slot(dir: &Dir, index: u32, slots: u32) -> *mut u8 {
-        // SAFETY: index % slots < slots, so the slot lies in the ring.
-        unsafe { dir.slots.add((index % slots) as usize * stride()) }
-    }
-
-    /// Waits for a free tx slot and returns its payload pointer.
+    /// Waits for a free tx slot, writes the length, and returns the slot.
     #[inline]
     fn tx_slot(&mut self, len: usize) -> Result<*mut u8, LinkError> {
         if len > SLOT_PAYLOAD {
             return Err(LinkError::TooLarge { size: len, max: SLOT_PAYLOAD });
         }
         while self.tx_head.wrapping_sub(self.tx_tail_seen) >= self.slots {
-            let full_at = self.tx_head.wrapping_sub(self.slots);
-            self.tx_tail_seen = self.wait_change(self.tx.tail(), full_at, self.tx.prod_sleeping())?;
+            let seen = self.tx_tail_seen;
+            self.tx_tail_seen =
+                self.wait_until(self.tx.tail(), self.tx.prod_sleeping(), |t| t != seen)?;
         }
-        let slot = Self::slot(&self.tx, self.tx_head, self.slots);
-        // SAFETY: the slot is free (consumer is past it); header then payload.
-        unsafe {
-            (slot as *mut u32).write(len as u32);
-            Ok(slot.add(SLOT_HDR))
-        }
+        let slot = self.tx.slot(self.tx_head, self.slots);
+        // SAFETY: the slot is free (the consumer is past it); the length
+        // word follows the sequence word.
+        unsafe { (slot.add(4) as *mut u32).write(len as u32) };
+        Ok(slot)
     }
 
+    /// Publishes the slot returned by [`tx_slot`].
     #[inline]
-    fn tx_publish(&mut self) {
+    fn tx_publish(&mut self, slot: *mut u8) {
         self.tx_head = self.tx_head.wrapping_add(1);
-        self.tx.head().store(self.tx_head, Ordering::Release);
-        self.wake(self.tx.head(), self.tx.cons_sleeping());
+        let seq = self.tx.seq(slot);
+        seq.store(self.tx_head, Ordering::Release);
+        self.wake(seq, self.tx.cons_sleeping());
     }
 
-    /// Waits for a message and returns its payload pointer, checked to be
-    /// `len` bytes long.
+    /// Waits for the next message and returns its slot, checked to hold
+    /// `len` bytes.
     #[inline]
-    fn rx_slot(&mut self, len: usize) -> Result<*const u8, LinkError> {
-        if self.rx_head_seen == self.rx_tail {
-            self.rx_head_seen = self.wait_change(self.rx.head(), self.rx_tail, self.rx.cons_sleeping())?;
-        }
-        let slot = Self::slot(&self.rx, self.rx_tail, self.slots);
-        // SAFETY: the producer published this slot (Acquire on head).
-        let got = unsafe { (slot as *const u32).read() } as usize;
+    fn rx_slot(&mut self, len: usize) -> Result<*mut u8, LinkError> {
+        let slot = self.rx.slot(self.rx_tail, self.slots);
+        let want = self.rx_tail.wrapping_add(1);
+        self.wait_until(self.rx.seq(slot), self.rx.cons_sleeping(), |s| s == want)?;
+        // SAFETY: published (Acquire on the sequence word).
+        let got = unsafe { (slot.add(4) as *const u32).read() } as usize;
         if got != len {
             return Err(LinkError::Framing(format!("received a message of {got} B, expected {len} B")));
         }
-        // SAFETY: within the slot.
-        Ok(unsafe { slot.add(SLOT_HDR) })
+        Ok(slot)
     }
 
     #[inline]
@@ -279,6 +289,13 @@ impl ShmLink {
         self.rx.tail().store(self.rx_tail, Ordering::Release);
         self.wake(self.rx.tail(), self.rx.prod_sleeping());
     }
+}
+
+/// The payload of a slot.
+#[inline]
+fn payload(slot: *mut u8) -> *mut u8 {
+    // SAFETY: the payload follows the header within the slot.
+    unsafe { slot.add(SLOT_HDR) }
 }
 
 impl Link for ShmLink {
@@ -293,18 +310,18 @@ impl Link for ShmLink {
 
     #[inline]
     fn send(&mut self, msg: &[u8]) -> Result<(), LinkError> {
-        let dst = self.tx_slot(msg.len())?;
-        // SAFETY: dst has room for SLOT_PAYLOAD >= msg.len() bytes.
-        unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), dst, msg.len()) };
-        self.tx_publish();
+        let slot = self.tx_slot(msg.len())?;
+        // SAFETY: the payload has room for SLOT_PAYLOAD >= msg.len() bytes.
+        unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), payload(slot), msg.len()) };
+        self.tx_publish(slot);
         Ok(())
     }
 
     #[inline]
     fn recv(&mut self, buf: &mut [u8], len: usize) -> Result<(), LinkError> {
-        let src = self.rx_slot(len)?;
-        // SAFETY: src holds len published bytes; buf has room (len <= buf.len()).
-        unsafe { std::ptr::copy_nonoverlapping(src, buf[..len].as_mut_ptr(), len) };
+        let slot = self.rx_slot(len)?;
+        // SAFETY: the slot holds len published bytes; buf has room.
+        unsafe { std::ptr::copy_nonoverlapping(payload(slot), buf[..len].as_mut_ptr(), len) };
         self.rx_release();
         Ok(())
     }
@@ -314,10 +331,10 @@ impl Link for ShmLink {
             build(&mut scratch[..len]);
             return self.send(&scratch[..len]);
         }
-        let dst = self.tx_slot(len)?;
+        let slot = self.tx_slot(len)?;
         // SAFETY: the slot is ours until published and has room for len bytes.
-        build(unsafe { std::slice::from_raw_parts_mut(dst, len) });
-        self.tx_publish();
+        build(unsafe { std::slice::from_raw_parts_mut(payload(slot), len) });
+        self.tx_publish(slot);
         Ok(())
     }
 
@@ -327,9 +344,9 @@ impl Link for ShmLink {
             inspect(&scratch[..len]);
             return Ok(());
         }
-        let src = self.rx_slot(len)?;
+        let slot = self.rx_slot(len)?;
         // SAFETY: the slot is published and not released until after inspect.
-        inspect(unsafe { std::slice::from_raw_parts(src, len) });
+        inspect(unsafe { std::slice::from_raw_parts(payload(slot), len) });
         self.rx_release();
         Ok(())
     }
@@ -342,9 +359,9 @@ impl Link for ShmLink {
         let src = self.rx_slot(len)?;
         let dst = self.tx_slot(len)?;
         // SAFETY: distinct rings; both slots are held by this end.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+        unsafe { std::ptr::copy_nonoverlapping(payload(src), payload(dst), len) };
         self.rx_release();
-        self.tx_publish();
+        self.tx_publish(dst);
         Ok(())
     }
 }
@@ -355,9 +372,10 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
     let slots: u32 = spec.param("slots").map_or(Ok(DEFAULT_SLOTS), str::parse).map_err(|_| {
         LinkError::Setup("shm: slots must be a whole number".to_string())
     })?;
-    if !slots.is_power_of_two() || slots > 1024 {
+    // Two slots at least: the stream pattern can have two credits unread.
+    if !slots.is_power_of_two() || !(2..=1024).contains(&slots) {
         return Err(LinkError::Setup(format!(
-            "shm: slots={slots} is not allowed: use a power of two from 1 to 1024"
+            "shm: slots={slots} is not allowed: use a power of two from 2 to 1024"
         )));
     }
     let fd = rustix::fs::memfd_create("icbench-shm", rustix::fs::MemfdFlags::CLOEXEC)

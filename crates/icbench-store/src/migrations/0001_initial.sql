@@ -42,6 +42,7 @@ CREATE TABLE runs (
     floor_memcpy_bytes_per_s REAL,
     floor_memcpy_block_bytes INTEGER,
     -- Bare system-call loops measured with the floor; NULL when not measured.
+    floor_two_line_rtt_ns REAL,
     floor_syscall_pipe_rtt_ns REAL,
     floor_syscall_unix_rtt_ns REAL,
     notes_json              TEXT    NOT NULL DEFAULT '[]'  -- JSON array of strings

@@ -1,0 +1,196 @@
+//! The view model of a run: one row per cell, with the figures every output
+//! shows, and the foundation issue's targets as ratios against the floor
+//! measured in the same run.
+
+use icbench_model::{CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
+use icbench_stats::Summary;
+use serde::Serialize;
+
+/// Everything shown about a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunView {
+    pub schema_version: u32,
+    pub run_id: i64,
+    pub meta: RunMeta,
+    pub pingpong: Vec<PingPongRow>,
+    pub stream: Vec<StreamRow>,
+    pub targets: Vec<Target>,
+}
+
+/// A ping-pong cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct PingPongRow {
+    pub link: String,
+    pub size_bytes: u64,
+    /// `ok`, `failed` or `n/a`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    /// For `n/a`: the link's largest message, bytes.
+    pub max_bytes: Option<u64>,
+    /// Round-trip statistics, ns (absent unless `ok`).
+    pub rtt_ns: Option<Summary>,
+    /// Round trips per second (1 / mean round trip).
+    pub msgs_per_s: Option<f64>,
+    /// Payload bytes per second, one direction.
+    pub bytes_per_s: Option<f64>,
+    /// p50 round trip ÷ the cache-line round trip of the same run.
+    pub p50_over_floor: Option<f64>,
+}
+
+/// A stream cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct StreamRow {
+    pub link: String,
+    pub size_bytes: u64,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub max_bytes: Option<u64>,
+    pub messages: Option<u64>,
+    pub window: Option<u32>,
+    pub msgs_per_s: Option<f64>,
+    pub bytes_per_s: Option<f64>,
+    /// Throughput ÷ the single-thread memcpy bandwidth of the same run.
+    pub over_memcpy: Option<f64>,
+}
+
+/// One of the performance targets, measured against the same run's floor.
+#[derive(Debug, Clone, Serialize)]
+pub struct Target {
+    pub name: &'static str,
+    /// What is required of `ratio`, in words (e.g. `≤ 1.5`).
+    pub bound: &'static str,
+    pub ratio: f64,
+    pub met: bool,
+}
+
+fn common(c: &CellResult) -> (&'static str, Option<String>, Option<u64>) {
+    match &c.outcome {
+        CellOutcome::Measured(_) => ("ok", None, None),
+        CellOutcome::Failed { reason } => ("failed", Some(reason.clone()), None),
+        CellOutcome::NotApplicable { max_bytes } => ("n/a", None, Some(*max_bytes)),
+    }
+}
+
+fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
+    let (status, reason, max_bytes) = common(c);
+    let mut row = PingPongRow {
+        link: c.key.link.clone(),
+        size_bytes: c.key.size_bytes,
+        status,
+        reason,
+        max_bytes,
+        rtt_ns: None,
+        msgs_per_s: None,
+        bytes_per_s: None,
+        p50_over_floor: None,
+    };
+    if let CellOutcome::Measured(d) = &c.outcome {
+        row.rtt_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.msgs_per_s = Some(d.msgs_per_s());
+        row.bytes_per_s = Some(d.bytes_per_s());
+        row.p50_over_floor = match (&row.rtt_ns, &meta.floor) {
+            (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => Some(s.p50 / f.cacheline_rtt_ns),
+            _ => None,
+        };
+    }
+    row
+}
+
+fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
+    let (status, reason, max_bytes) = common(c);
+    let mut row = StreamRow {
+        link: c.key.link.clone(),
+        size_bytes: c.key.size_bytes,
+        status,
+        reason,
+        max_bytes,
+        messages: None,
+        window: None,
+        msgs_per_s: None,
+        bytes_per_s: None,
+        over_memcpy: None,
+    };
+    if let CellOutcome::Measured(d) = &c.outcome {
+        row.messages = Some(d.messages);
+        row.window = d.window;
+        row.msgs_per_s = Some(d.msgs_per_s());
+        row.bytes_per_s = Some(d.bytes_per_s());
+        row.over_memcpy = meta
+            .floor
+            .filter(|f| f.memcpy_bytes_per_s > 0.0)
+            .map(|f| d.bytes_per_s() / f.memcpy_bytes_per_s);
+    }
+    row
+}
+
+/// Builds the view of a run from its metadata and cells.
+pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
+    let pingpong: Vec<PingPongRow> = cells
+        .iter()
+        .filter(|c| c.key.pattern == Pattern::PingPong)
+        .map(|c| pingpong_row(c, meta))
+        .collect();
+    let stream: Vec<StreamRow> =
+        cells.iter().filter(|c| c.key.pattern == Pattern::Stream).map(|c| stream_row(c, meta)).collect();
+    let targets = targets(meta, &pingpong, &stream);
+    RunView { schema_version: JSON_SCHEMA_VERSION, run_id, meta: meta.clone(), pingpong, stream, targets }
+}
+
+/// The spin ring under its two spellings.
+fn is_shm_spin(link: &str) -> bool {
+    link == "shm" || link == "shm?wait=spin"
+}
+
+fn p50_of<'a>(rows: &'a [PingPongRow], link: &str, size: u64) -> Option<f64> {
+    rows.iter()
+        .find(|r| (r.link == link || (link == "shm" && is_shm_spin(&r.link))) && r.size_bytes == size)
+        .and_then(|r| r.rtt_ns.as_ref())
+        .map(|s| s.p50)
+}
+
+/// The foundation issue's targets, for whichever of them this run measured.
+fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Vec<Target> {
+    let Some(floor) = meta.floor else { return Vec::new() };
+    let mut out = Vec::new();
+    if let Some(p50) = p50_of(pingpong, "shm", 64) {
+        let ratio = p50 / floor.cacheline_rtt_ns;
+        out.push(Target {
+            name: "shm (spin) 64 B round trip ÷ cache-line round trip",
+            bound: "≤ 1.5",
+            ratio,
+            met: ratio <= 1.5,
+        });
+    }
+    if let (Some(p50), Some(two)) = (p50_of(pingpong, "shm", 64), floor.two_line_rtt_ns) {
+        let ratio = p50 / two;
+        out.push(Target {
+            name: "shm (spin) 64 B round trip ÷ two-line round trip (icbench's own)",
+            bound: "≤ 1.5",
+            ratio,
+            met: ratio <= 1.5,
+        });
+    }
+    if let Some(bw) = stream
+        .iter()
+        .find(|r| is_shm_spin(&r.link) && r.size_bytes == 64 << 10)
+        .and_then(|r| r.bytes_per_s)
+    {
+        let ratio = bw / floor.memcpy_bytes_per_s;
+        out.push(Target {
+            name: "shm (spin) stream 64 KiB ÷ memcpy bandwidth",
+            bound: "≥ 0.7",
+            ratio,
+            met: ratio >= 0.7,
+        });
+    }
+    for (link, bare, name) in [
+        ("pipe", floor.syscall_pipe_rtt_ns, "pipe 64 B round trip ÷ bare write/read loop"),
+        ("unix", floor.syscall_unix_rtt_ns, "unix 64 B round trip ÷ bare write/read loop"),
+    ] {
+        if let (Some(p50), Some(bare)) = (p50_of(pingpong, link, 64), bare) {
+            let ratio = p50 / bare;
+            out.push(Target { name, bound: "0.95 … 1.05", ratio, met: (0.95..=1.05).contains(&ratio) });
+        }
+    }
+    out
+}

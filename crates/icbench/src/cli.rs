@@ -1,0 +1,171 @@
+//! The command line: clap definitions only. Values are checked and resolved
+//! (specs parsed, CPUs checked against the machine) by the commands, so that
+//! every bad value gets a message naming it and what is allowed.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "icbench",
+    version,
+    about = "The common benchmark for inter-core communication",
+    long_about = "icbench measures how two cores talk: round-trip latency and throughput of every \
+                  local link between two CPUs of this Linux (shared memory, pipes, sockets, POSIX \
+                  queues, netlink, a pty), with the physical floor measured in the same run. Every \
+                  run is kept in an SQLite file (icbench.db) so it can be shown again.",
+    after_help = "Start with `icbench run`; `icbench runs` lists what is stored and \
+                  `icbench show latest` prints a run again."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure links between two CPUs and store the run.
+    Run(RunArgs),
+    /// List the runs in the results database.
+    Runs(DbArgs),
+    /// Print a stored run again, from the database alone.
+    Show(ShowArgs),
+    /// Measure only the floor: cache-line round trip and memcpy bandwidth.
+    Floor(FloorArgs),
+    /// List the link kinds and the spec to use for each.
+    Links,
+    /// (internal) The peer end of a local link, started by `icbench run`.
+    #[command(name = "__peer", hide = true)]
+    Peer(PeerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// Results database (SQLite); created if missing.
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+    /// Print JSON instead of tables (with a schema_version).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PeerKind {
+    /// A separate process: the icbench binary re-executed, pinned to its CPU.
+    Process,
+    /// A thread of this process, pinned to its CPU.
+    Thread,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PatternArg {
+    /// Round trip per message, echo checked byte for byte.
+    Pingpong,
+    /// A window of messages in flight; throughput.
+    Stream,
+}
+
+#[derive(Debug, Args)]
+pub struct CpuArgs {
+    /// The two CPUs: host end first, peer second (e.g. `--cpus 0,1`).
+    /// Default: the first two online CPUs this process may use.
+    #[arg(long, value_name = "A,B")]
+    pub cpus: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FloorArgs {
+    #[command(flatten)]
+    pub cpus: CpuArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A link to measure; repeat for several. Default: every local link.
+    /// Kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty
+    /// (`icbench links` shows their parameters, e.g. `shm?wait=futex`).
+    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    pub links: Vec<String>,
+
+    /// A pattern to run; repeat for several. Default: pingpong and stream.
+    #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
+    pub patterns: Vec<PatternArg>,
+
+    /// Message sizes: a list and/or log2 sweeps, binary units
+    /// (e.g. `64,4K` or `1-64K`).
+    #[arg(long, short = 's', default_value = "1-64K", value_name = "SIZES")]
+    pub sizes: String,
+
+    #[command(flatten)]
+    pub cpus: CpuArgs,
+
+    /// Where the peer end runs.
+    #[arg(long, value_enum, default_value = "process")]
+    pub peer: PeerKind,
+
+    /// Run both ends under SCHED_FIFO at this priority (1-99).
+    #[arg(long, value_name = "PRIO")]
+    pub fifo: Option<u8>,
+
+    /// Lock all memory (mlockall) so page faults cannot land in a measurement.
+    #[arg(long)]
+    pub mlock: bool,
+
+    /// Longest wait for any reply before a cell fails (e.g. 5s, 500ms).
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub timeout: String,
+
+    /// Measuring time per cell, after a discarded warm-up.
+    #[arg(long, default_value = "60ms", value_name = "DURATION")]
+    pub cell_time: String,
+
+    /// Messages in flight in the stream pattern.
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub window: u32,
+
+    /// Also keep every round-trip sample (not only the histogram).
+    #[arg(long)]
+    pub raw: bool,
+
+    /// Skip measuring the floor (ratios are then not shown).
+    #[arg(long)]
+    pub no_floor: bool,
+
+    /// Print the run as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Results database (SQLite); created if missing.
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+
+    /// (testing) Make the peer misbehave: die-after=N, hang-after=N or
+    /// corrupt-after=N data messages.
+    #[arg(long, hide = true, value_name = "FAULT")]
+    pub peer_fault: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PeerArgs {
+    #[arg(long)]
+    pub handoff: String,
+    #[arg(long)]
+    pub cpu: u32,
+    #[arg(long)]
+    pub fifo: Option<u8>,
+    #[arg(long)]
+    pub fault: Option<String>,
+}

@@ -1,0 +1,51 @@
+//! One module per subcommand.
+
+mod floor;
+mod links;
+mod peer;
+mod run;
+mod show;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use icbench_engine::cpu::CpuList;
+
+use crate::cli::{Cli, Command, CpuArgs};
+use crate::error::bad;
+
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Runs(a) => show::runs(&a),
+        Command::Show(a) => show::show(&a),
+        Command::Floor(a) => floor::floor(&a),
+        Command::Links => links::links(),
+        Command::Peer(a) => peer::peer(&a),
+    }
+}
+
+/// The host and peer CPUs: from `--cpus A,B`, checked against the online
+/// CPUs this process may use, or the first two of them.
+pub(crate) fn resolve_cpus(args: &CpuArgs) -> Result<(u32, u32, CpuList)> {
+    let usable = CpuList::usable();
+    let (a, b) = match &args.cpus {
+        None => usable.default_pair().map_err(|e| bad(e.to_string()))?,
+        Some(s) => {
+            let parse = |v: &str| v.trim().parse::<u32>().ok();
+            match s.split_once(',') {
+                Some((a, b)) if parse(a).is_some() && parse(b).is_some() => {
+                    (parse(a).unwrap_or(0), parse(b).unwrap_or(0))
+                }
+                _ => return Err(bad(format!("--cpus '{s}': write two CPU numbers, host first: --cpus 0,1"))),
+            }
+        }
+    };
+    if a == b {
+        return Err(bad(format!("--cpus {a},{b}: the two ends need two different CPUs")));
+    }
+    for c in [a, b] {
+        usable.check(c).map_err(|e| bad(e.to_string()))?;
+    }
+    Ok((a, b, usable))
+}

@@ -1,0 +1,224 @@
+//! `icbench run`: resolve the plan from the flags, measure the floor and
+//! every cell, store each cell as it finishes, print the tables.
+//!
+//! Stages: [`resolve`] (every bad value is caught here, before anything is
+//! measured or stored), [`start`] (placement, store, metadata, floor),
+//! [`measure`] (the engine, with a Ctrl-C handler and a progress bar),
+//! [`finish`] (end status, tables or JSON).
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use icbench_engine::{Budget, EngineConfig, Fault, LinkRun, Observer, PeerLaunch, clock, cpu};
+use icbench_link::LinkSpec;
+use icbench_model::{CellKey, CellResult, Pattern, PeerMode, RunStatus, Sched};
+use icbench_store::{RunId, Store};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{PatternArg, PeerKind, RunArgs};
+use crate::cmd::{resolve_cpus, show::open_store};
+use crate::error::bad;
+use crate::meta::{self, Placement};
+use crate::sizes;
+
+/// Set by SIGINT; the engine stops after (or inside) the current cell.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: i32) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_sigint() {
+    // SAFETY: the handler only stores to an atomic (async-signal-safe).
+    // SA_RESETHAND: a second Ctrl-C ends icbench at once.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+/// The run, as resolved from the flags.
+struct Plan {
+    links: Vec<LinkSpec>,
+    cells: Vec<(Pattern, u64)>,
+    host_cpu: u32,
+    peer_cpu: u32,
+    online: String,
+    cfg: EngineConfig,
+}
+
+fn resolve(a: &RunArgs) -> Result<Plan> {
+    let links = if a.links.is_empty() {
+        LinkSpec::defaults()
+    } else {
+        a.links.iter().map(|s| LinkSpec::parse(s).map_err(|e| bad(format!("--link {s}: {e}")))).collect::<Result<_>>()?
+    };
+    let patterns: Vec<Pattern> = if a.patterns.is_empty() {
+        Pattern::ALL.to_vec()
+    } else {
+        a.patterns
+            .iter()
+            .map(|p| match p {
+                PatternArg::Pingpong => Pattern::PingPong,
+                PatternArg::Stream => Pattern::Stream,
+            })
+            .collect()
+    };
+    let sizes = sizes::parse(&a.sizes).map_err(|e| bad(format!("--sizes: {e}")))?;
+    let cells = patterns.iter().flat_map(|&p| sizes.iter().map(move |&s| (p, s))).collect();
+    let (host_cpu, peer_cpu, usable) = resolve_cpus(&a.cpus)?;
+    if let Some(p) = a.fifo {
+        if !(1..=99).contains(&p) {
+            return Err(bad(format!("--fifo {p}: SCHED_FIFO priorities run from 1 to 99")));
+        }
+    }
+    if a.window < 2 {
+        return Err(bad(format!("--window {}: the stream window holds at least 2 messages", a.window)));
+    }
+    let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
+    let cell_time = sizes::duration(&a.cell_time).map_err(|e| bad(format!("--cell-time: {e}")))?;
+    let fault = a.peer_fault.as_deref().map(Fault::parse).transpose().map_err(|e| bad(format!("--peer-fault: {e}")))?;
+    let peer = match a.peer {
+        PeerKind::Thread => PeerLaunch::Thread,
+        PeerKind::Process => PeerLaunch::Process {
+            exe: std::env::current_exe().context("finding the icbench binary to start the peer")?,
+            args: vec!["__peer".to_string()],
+        },
+    };
+    let cfg = EngineConfig {
+        host_cpu,
+        peer_cpu,
+        peer,
+        fifo: a.fifo,
+        timeout,
+        budget: Budget { cell_time, raw: a.raw, window: a.window },
+        fault,
+        stop: &STOP,
+    };
+    Ok(Plan { links, cells, host_cpu, peer_cpu, online: usable.text, cfg })
+}
+
+/// Places this thread, opens the store and records the run's start.
+fn start(a: &RunArgs, plan: &Plan) -> Result<(Store, RunId, icbench_model::RunMeta)> {
+    cpu::pin_current_thread(plan.host_cpu).map_err(|e| bad(e.to_string()))?;
+    if let Some(p) = a.fifo {
+        cpu::set_fifo(p).map_err(|e| bad(format!("--fifo: {e}")))?;
+    }
+    if a.mlock {
+        cpu::lock_memory().map_err(|e| bad(format!("--mlock: {e}")))?;
+    }
+    let mut store = open_store(&a.db)?;
+    let placement = Placement {
+        host_cpu: plan.host_cpu,
+        peer_cpu: plan.peer_cpu,
+        online: plan.online.clone(),
+        peer_mode: match a.peer {
+            PeerKind::Process => PeerMode::Process,
+            PeerKind::Thread => PeerMode::Thread,
+        },
+        sched: a.fifo.map_or(Sched::Other, |priority| Sched::Fifo { priority }),
+        mlock: a.mlock,
+    };
+    let mut meta = meta::gather(&placement, clock::CLOCK_NAME, clock::read_overhead_ns(10_000));
+    let id = store.begin_run(&meta)?;
+    let total = plan.links.len() * plan.cells.len();
+    eprintln!(
+        "icbench: run {id}: {} links × {} cells = {total} cells, host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
+        plan.links.len(),
+        plan.cells.len(),
+        plan.host_cpu,
+        plan.peer_cpu,
+        placement.peer_mode.as_str(),
+        a.db.display()
+    );
+    if !a.no_floor {
+        eprintln!("icbench: measuring the floor between the two CPUs …");
+        match crate::cmd::floor::measure(plan.host_cpu, plan.peer_cpu)? {
+            Some(f) => {
+                store.set_floor(id, &f)?;
+                meta.floor = Some(f);
+            }
+            None => meta.notes.push(format!("CPU {} never answered the floor measurement", plan.peer_cpu)),
+        }
+    }
+    Ok((store, id, meta))
+}
+
+/// Stores each finished cell at once and keeps the progress bar moving.
+struct Recorder<'a> {
+    store: &'a mut Store,
+    run: RunId,
+    bar: ProgressBar,
+    error: Option<anyhow::Error>,
+}
+
+impl Observer for Recorder<'_> {
+    fn cell_started(&mut self, key: &CellKey) {
+        self.bar.set_message(format!("{} {} {} B", key.link, key.pattern, key.size_bytes));
+    }
+
+    fn cell_finished(&mut self, result: &CellResult) {
+        self.bar.inc(1);
+        if self.error.is_none() {
+            if let Err(e) = self.store.insert_cell(self.run, result) {
+                self.error = Some(e.into());
+                STOP.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+fn measure(plan: &Plan, store: &mut Store, run: RunId) -> Result<RunStatus> {
+    install_sigint();
+    let bar = ProgressBar::new((plan.links.len() * plan.cells.len()) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {msg}")
+            .expect("static template"),
+    );
+    let mut rec = Recorder { store, run, bar, error: None };
+    let mut status = RunStatus::Finished;
+    for spec in &plan.links {
+        if icbench_engine::run_link(&plan.cfg, spec, &plan.cells, &mut rec) == LinkRun::Interrupted {
+            status = RunStatus::Interrupted;
+            break;
+        }
+    }
+    rec.bar.finish_and_clear();
+    if let Some(e) = rec.error {
+        return Err(e.context("storing a cell; the run stopped, and every cell stored before it is kept"));
+    }
+    Ok(status)
+}
+
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    let plan = resolve(&a)?;
+    let (mut store, id, mut meta) = start(&a, &plan)?;
+    let measured = measure(&plan, &mut store, id);
+    let status = match &measured {
+        Ok(s) => *s,
+        Err(_) => RunStatus::Interrupted,
+    };
+    meta.status = status;
+    meta.ended_unix_ns = Some(meta::now_unix_ns());
+    store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
+    measured?;
+    let stored = store.load_run(id)?;
+    let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        icbench_report::json::run(&view, &mut out)?;
+    } else {
+        icbench_report::table::run(&view, &mut out)?;
+        writeln!(out, "\nstored as run {id} in {}; `icbench show {id}` prints it again", a.db.display())?;
+    }
+    if status == RunStatus::Interrupted {
+        eprintln!("icbench: interrupted: run {id} keeps every finished cell and is marked interrupted");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}

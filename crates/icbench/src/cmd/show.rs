@@ -1,0 +1,71 @@
+//! `icbench runs` and `icbench show`: the store, read back and rendered.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use icbench_report::table::RunListRow;
+use icbench_store::{RunId, Store};
+
+use crate::cli::{DbArgs, ShowArgs};
+use crate::error::bad;
+
+pub(crate) fn open_store(path: &std::path::Path) -> Result<Store> {
+    Store::open(path).map_err(|e| bad(e.to_string()))
+}
+
+pub fn runs(a: &DbArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db)?;
+    let rows: Vec<RunListRow> = store
+        .list_runs()?
+        .into_iter()
+        .map(|r| RunListRow {
+            id: r.id.0,
+            started_unix_ns: r.started_unix_ns,
+            status: r.status.as_str().to_string(),
+            source: r.source.to_string(),
+            hostname: r.hostname,
+            cpus: format!("{} ↔ {}", r.host_cpu, r.peer_cpu),
+            cells_ok: r.cells_ok,
+            cells_failed: r.cells_failed,
+            cells_na: r.cells_na,
+        })
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let doc = serde_json::json!({
+            "schema_version": icbench_model::JSON_SCHEMA_VERSION,
+            "runs": rows,
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        icbench_report::table::runs(&rows, &mut out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(a: &ShowArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db.db)?;
+    let id = if a.run == "latest" {
+        store.latest_run_id()?.ok_or_else(|| {
+            bad(format!("{} holds no runs yet: `icbench run` measures one", a.db.db.display()))
+        })?
+    } else {
+        a.run.parse::<RunId>().map_err(|_| {
+            bad(format!("'{}' is not a run: give a run number or `latest` (`icbench runs` lists them)", a.run))
+        })?
+    };
+    let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
+    let view = icbench_report::build(run.id.0, &run.meta, &run.cells);
+    let mut out = std::io::stdout().lock();
+    if a.db.json {
+        icbench_report::json::run(&view, &mut out)?;
+    } else {
+        icbench_report::table::run(&view, &mut out).context("writing the tables")?;
+        for w in &run.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

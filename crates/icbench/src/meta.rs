@@ -1,0 +1,68 @@
+//! What is recorded about the machine with every run: read from /proc, /sys
+//! and uname, each item optional where a kernel may not offer it.
+
+use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
+
+/// The CPU's model name: x86 `model name`, or on ARM the `Hardware` /
+/// `Processor` / `CPU part` lines of /proc/cpuinfo.
+pub fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    for key in ["model name", "Hardware", "Processor", "cpu model", "CPU part"] {
+        if let Some(v) = info.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key && !v.trim().is_empty()).then(|| v.trim().to_string())
+        }) {
+            return v;
+        }
+    }
+    "unknown CPU".to_string()
+}
+
+pub fn governor(cpu: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"))
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+pub fn now_unix_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+pub struct Placement {
+    pub host_cpu: u32,
+    pub peer_cpu: u32,
+    pub online: String,
+    pub peer_mode: PeerMode,
+    pub sched: Sched,
+    pub mlock: bool,
+}
+
+/// The metadata of a run about to start.
+pub fn gather(p: &Placement, clock: &str, clock_overhead_ns: f64) -> RunMeta {
+    let uname = rustix::system::uname();
+    let commit = env!("ICBENCH_GIT_COMMIT");
+    RunMeta {
+        cpu_model: cpu_model(),
+        online_cpus: p.online.clone(),
+        host_cpu: p.host_cpu,
+        peer_cpu: p.peer_cpu,
+        peer_mode: p.peer_mode,
+        sched: p.sched,
+        mlock: p.mlock,
+        kernel_release: uname.release().to_string_lossy().into_owned(),
+        governor: governor(p.host_cpu),
+        hostname: uname.nodename().to_string_lossy().into_owned(),
+        icbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+        command_line: std::env::args().collect(),
+        started_unix_ns: now_unix_ns(),
+        ended_unix_ns: None,
+        clock: clock.to_string(),
+        clock_overhead_ns,
+        status: RunStatus::Running,
+        floor: None,
+        notes: Vec::new(),
+    }
+}

@@ -1,0 +1,102 @@
+//! Message sizes on the command line: `64`, `4K`, `64KiB`, lists (`1,64,4K`)
+//! and log2 sweeps (`1-64K`: 1, 2, 4 … 65536).
+
+/// The largest message size icbench accepts (the byte-stream links' bound).
+pub const MAX_SIZE: u64 = 16 << 20;
+
+fn one(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not a size"))?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" | "kb" => 1 << 10,
+        "m" | "mib" | "mb" => 1 << 20,
+        _ => return Err(format!("'{s}' has an unknown unit: use B, K or M (binary)")),
+    };
+    let v = n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))?;
+    if v == 0 {
+        return Err("size 0 is not allowed: a message carries at least 1 byte".to_string());
+    }
+    if v > MAX_SIZE {
+        return Err(format!("size {s} ({v} B) is above the largest allowed, {MAX_SIZE} B (16 MiB)"));
+    }
+    Ok(v)
+}
+
+/// Parses a size list; sorted, without duplicates.
+pub fn parse(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (mut a, b) = (one(a)?, one(b)?);
+                if a > b {
+                    return Err(format!("size range '{part}' runs backwards"));
+                }
+                while a <= b {
+                    out.push(a);
+                    a *= 2;
+                }
+            }
+            None => out.push(one(part)?),
+        }
+    }
+    if out.is_empty() {
+        return Err("no sizes given: e.g. --sizes 64,4K or --sizes 1-64K".to_string());
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Parses a duration: `5s`, `100ms`, `250us`, `1.5s`.
+pub fn duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration: write e.g. 5s or 100ms"))?;
+    let secs = match unit {
+        "s" | "" => v,
+        "ms" => v / 1e3,
+        "us" | "µs" => v / 1e6,
+        "m" | "min" => v * 60.0,
+        _ => return Err(format!("'{s}' has an unknown unit: use s, ms, us or min")),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!("duration '{s}' must be above zero"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_units_and_sweeps() {
+        assert_eq!(parse("64").unwrap(), vec![64]);
+        assert_eq!(parse("4K,1,64KiB,1").unwrap(), vec![1, 4096, 65536]);
+        assert_eq!(parse("1-16").unwrap(), vec![1, 2, 4, 8, 16]);
+        assert_eq!(parse("1-64K").unwrap().len(), 17);
+    }
+
+    #[test]
+    fn bad_sizes_say_what_is_allowed() {
+        assert!(parse("0").unwrap_err().contains("size 0 is not allowed"));
+        assert!(parse("17M").unwrap_err().contains("above the largest allowed"));
+        assert!(parse("12Q").unwrap_err().contains("unknown unit"));
+        assert!(parse("64-1").unwrap_err().contains("backwards"));
+        assert!(parse("x").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("5s").unwrap().as_millis(), 5000);
+        assert_eq!(duration("100ms").unwrap().as_millis(), 100);
+        assert_eq!(duration("1.5s").unwrap().as_millis(), 1500);
+        assert!(duration("0s").is_err());
+        assert!(duration("fast").is_err());
+    }
+}
