@@ -1,0 +1,271 @@
+//! The icbench binary end to end: real peer processes, real sockets, a real
+//! pty, the real store. Cells are kept short (`--cell-time 5ms`); nothing
+//! here asserts a timing, only behaviour.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+struct Db {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn db() -> Db {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    Db { _dir: dir, path }
+}
+
+/// `icbench run --json` with short cells and no floor; returns the JSON.
+fn run_json(db: &Path, args: &[&str]) -> Value {
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--cell-time", "5ms", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "icbench run {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn rows<'a>(v: &'a Value, pattern: &str) -> &'a Vec<Value> {
+    v[pattern].as_array().unwrap()
+}
+
+fn reason(row: &Value) -> String {
+    row["reason"].as_str().unwrap_or("").to_string()
+}
+
+#[test]
+fn every_local_link_measures_both_patterns_with_process_peers() {
+    let db = db();
+    let links = [
+        "shm", "shm?wait=futex", "shm?wait=yield", "shm?copy=zero", "pipe", "unix", "seqpacket", "mq",
+        "tcp", "netlink", "pty",
+    ];
+    let mut args = vec!["-s", "1,64,4K"];
+    for l in &links {
+        args.extend(["-L", l]);
+    }
+    let v = run_json(&db.path, &args);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["meta"]["status"], "finished");
+    assert_eq!(v["meta"]["peer_mode"], "process");
+    for pattern in ["pingpong", "stream"] {
+        let r = rows(&v, pattern);
+        assert_eq!(r.len(), links.len() * 3, "{pattern}");
+        for row in r {
+            assert_eq!(row["status"], "ok", "{pattern} {} {}: {}", row["link"], row["size_bytes"], reason(row));
+            assert!(row["msgs_per_s"].as_f64().unwrap() > 0.0);
+            assert!(row["bytes_per_s"].as_f64().unwrap() > 0.0);
+        }
+    }
+    for row in rows(&v, "pingpong") {
+        let rtt = &row["rtt_ns"];
+        assert!(rtt["count"].as_u64().unwrap() >= 50, "{row}");
+        assert!(rtt["p50"].as_f64().unwrap() > 0.0);
+        assert!(rtt["p50"].as_f64() <= rtt["p99"].as_f64());
+        assert!(rtt["p99"].as_f64() <= rtt["max"].as_f64());
+    }
+}
+
+#[test]
+fn thread_peers_work_too() {
+    let db = db();
+    let v = run_json(&db.path, &["--peer", "thread", "-L", "shm", "-L", "pipe", "-L", "mq", "-s", "64"]);
+    assert_eq!(v["meta"]["peer_mode"], "thread");
+    for p in ["pingpong", "stream"] {
+        assert!(rows(&v, p).iter().all(|r| r["status"] == "ok"), "{v}");
+    }
+}
+
+#[test]
+fn sizes_above_a_links_maximum_are_not_applicable() {
+    let db = db();
+    let v = run_json(&db.path, &["-L", "seqpacket", "-s", "64,128K", "-p", "pingpong"]);
+    let r = rows(&v, "pingpong");
+    assert_eq!(r[0]["status"], "ok");
+    assert_eq!(r[1]["status"], "n/a");
+    assert_eq!(r[1]["max_bytes"], 65536);
+    let table = icbench().args(["show", "latest", "--db"]).arg(&db.path).output().unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("n/a (max 65536 B)"), "{text}");
+}
+
+#[test]
+fn a_stored_run_shows_again_from_the_store_alone() {
+    let db = db();
+    let v = run_json(&db.path, &["-L", "unix", "-s", "8,512", "--raw"]);
+    let id = v["run_id"].as_i64().unwrap();
+    let out = icbench().args(["show", &id.to_string(), "--json", "--db"]).arg(&db.path).output().unwrap();
+    assert!(out.status.success());
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["pingpong"], v["pingpong"]);
+    assert_eq!(shown["stream"], v["stream"]);
+    assert_eq!(shown["meta"], v["meta"]);
+
+    let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["id"], id);
+    assert_eq!(runs[0]["cells_ok"], 4);
+    assert_eq!(runs[0]["status"], "finished");
+
+    let text = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    for unit in ["p50 RTT", " B ", "µs", "B/s", "msg/s"] {
+        assert!(text.contains(unit), "table lacks '{unit}':\n{text}");
+    }
+}
+
+#[test]
+fn the_floor_heads_a_run_and_targets_are_reported() {
+    let db = db();
+    let out = icbench()
+        .args(["run", "--json", "--cell-time", "5ms", "-L", "shm", "-L", "pipe", "-s", "64,64K", "--db"])
+        .arg(&db.path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let floor = &v["meta"]["floor"];
+    assert!(floor["cacheline_rtt_ns"].as_f64().unwrap() > 0.0);
+    assert!(floor["two_line_rtt_ns"].as_f64().unwrap() > 0.0);
+    assert!(floor["memcpy_bytes_per_s"].as_f64().unwrap() > 0.0);
+    assert!(floor["syscall_pipe_rtt_ns"].as_f64().unwrap() > 0.0);
+    let names: Vec<&str> = v["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.iter().any(|n| n.starts_with("shm (spin) 64 B round trip ÷ cache-line")), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("shm (spin) stream 64 KiB")), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("pipe 64 B")), "{names:?}");
+    assert!(v["meta"]["clock_overhead_ns"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["meta"]["clock"], "CLOCK_MONOTONIC_RAW");
+}
+
+fn fails(args: &[&str]) -> (i32, String) {
+    let db = db();
+    let out: Output = icbench().args(args).arg("--db").arg(&db.path).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    for (args, want) in [
+        (vec!["run", "-L", "carrier-pigeon"], "unknown link 'carrier-pigeon': use one of shm, pipe"),
+        (vec!["run", "-L", "shm?wait=nap"], "wait=nap is not allowed: use spin or yield or futex"),
+        (vec!["run", "--cpus", "0,4096"], "CPU 4096 is not online"),
+        (vec!["run", "--cpus", "0,0"], "two different CPUs"),
+        (vec!["run", "--cpus", "zero"], "write two CPU numbers"),
+        (vec!["run", "-s", "0"], "size 0 is not allowed"),
+        (vec!["run", "-s", "32M"], "above the largest allowed"),
+        (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
+        (vec!["run", "--timeout", "soon"], "is not a duration"),
+        (vec!["show", "77"], "no run 77 in"),
+        (vec!["show", "x"], "'x' is not a run"),
+    ] {
+        let (code, err) = fails(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(err.starts_with("icbench: error: "), "{err}");
+    }
+}
+
+#[test]
+fn an_unwritable_database_is_refused_before_measuring() {
+    for path in ["/proc/icbench.db", "/nonexistent-dir/x/icbench.db"] {
+        let out = icbench().args(["run", "-L", "pipe", "-s", "1", "--no-floor", "--db", path]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(path) && err.contains("--db PATH or ICBENCH_DB"), "{err}");
+    }
+}
+
+/// Runs with a misbehaving first peer: the first cell fails with a reason,
+/// the rest are measured with a fresh peer.
+fn with_fault(fault: &str, link: &str, pattern: &str, extra: &[&str]) -> Vec<Value> {
+    let db = db();
+    let mut args = vec!["-L", link, "-p", pattern, "-s", "64,128", "--peer-fault", fault];
+    args.extend(extra);
+    let v = run_json(&db.path, &args);
+    assert_eq!(v["meta"]["status"], "finished");
+    let r = rows(&v, pattern).clone();
+    assert_eq!(r[0]["status"], "failed", "{r:?}");
+    assert_eq!(r[1]["status"], "ok", "the run must go on after a failed cell: {r:?}");
+    r
+}
+
+#[test]
+fn a_peer_killed_mid_cell_fails_that_cell_not_the_run() {
+    for link in ["pipe", "shm", "mq", "pty"] {
+        let r = with_fault("die-after=30", link, "pingpong", &[]);
+        assert!(reason(&r[0]).contains("peer was killed by signal 9"), "{link}: {}", reason(&r[0]));
+    }
+}
+
+#[test]
+fn a_hung_peer_times_out() {
+    for link in ["unix", "shm?wait=futex"] {
+        let r = with_fault("hang-after=30", link, "pingpong", &["--timeout", "300ms"]);
+        assert_eq!(reason(&r[0]), "timeout: no reply from the peer within 0.3 s", "{link}");
+    }
+    let r = with_fault("hang-after=30", "seqpacket", "stream", &["--timeout", "300ms"]);
+    assert_eq!(reason(&r[0]), "timeout: no reply from the peer within 0.3 s");
+}
+
+#[test]
+fn a_corrupted_echo_is_caught_and_named() {
+    let r = with_fault("corrupt-after=20", "tcp", "pingpong", &[]);
+    assert!(reason(&r[0]).starts_with("corrupted echo: message"), "{}", reason(&r[0]));
+    assert!(reason(&r[0]).contains("of 64 B differs from what was sent at byte 32"), "{}", reason(&r[0]));
+    let r = with_fault("corrupt-after=20", "shm", "stream", &[]);
+    assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
+}
+
+#[test]
+fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
+    let db = db();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"))
+        .args(["run", "--no-floor", "--cell-time", "50ms", "-L", "pipe", "-L", "unix", "-s", "1-64K", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let run = &list["runs"][0];
+    assert_eq!(run["status"], "interrupted");
+    let ok = run["cells_ok"].as_u64().unwrap();
+    assert!(ok > 0 && ok < 68, "cells kept: {ok}");
+    assert_eq!(run["cells_failed"], 0, "the interrupted cell is not stored as a failure");
+}
+
+#[test]
+fn help_teaches_and_links_lists_every_kind() {
+    let out = icbench().args(["run", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for flag in ["--link", "--sizes", "--cpus", "--peer", "--fifo", "--mlock", "--timeout", "--db", "--json"] {
+        assert!(text.contains(flag), "run --help lacks {flag}");
+    }
+    let out = icbench().arg("links").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for kind in ["shm", "pipe", "unix", "seqpacket", "mq", "tcp", "netlink", "pty", "shm?wait="] {
+        assert!(text.contains(kind), "links lacks {kind}");
+    }
+}
