@@ -116,7 +116,8 @@ pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
 /// fault cannot land inside a measurement.
 pub fn lock_memory() -> Result<(), CpuError> {
     use rustix::mm::{MlockAllFlags, mlockall};
-    mlockall(MlockAllFlags::CURRENT | MlockAllFlags::FUTURE).map_err(|errno| CpuError::Mlock { errno })
+    mlockall(MlockAllFlags::CURRENT | MlockAllFlags::FUTURE)
+        .map_err(|errno| CpuError::Mlock { errno })
 }
 
 #[cfg(test)]

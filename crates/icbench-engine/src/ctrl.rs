@@ -26,9 +26,16 @@ const MAGIC: u32 = u32::from_le_bytes(*b"ICBC");
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// Echo `count` messages of `size` bytes.
-    Echo { size: u32, count: u32 },
+    Echo {
+        size: u32,
+        count: u32,
+    },
     /// Receive `count` messages and return a credit every `credit_every`.
-    Sink { size: u32, count: u32, credit_every: u32 },
+    Sink {
+        size: u32,
+        count: u32,
+        credit_every: u32,
+    },
     Quit,
 }
 

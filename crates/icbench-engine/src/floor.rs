@@ -45,7 +45,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// line A and waits on line B, the peer the reverse — the least any two-way
 /// channel with separate directions can cost). `None` if the peer never
 /// answered.
-pub fn bounce_rtt_ns(host_cpu: u32, peer_cpu: u32, two_lines: bool) -> Result<Option<f64>, CpuError> {
+pub fn bounce_rtt_ns(
+    host_cpu: u32,
+    peer_cpu: u32,
+    two_lines: bool,
+) -> Result<Option<f64>, CpuError> {
     pin_current_thread(host_cpu)?;
     let lines = Arc::new([Line(AtomicU64::new(0)), Line(AtomicU64::new(0))]);
     let quit = Arc::new(AtomicBool::new(false));

@@ -106,7 +106,10 @@ pub fn run_link(
         };
         let max = s.host.caps().max_msg_bytes as u64;
         if size > max {
-            obs.cell_finished(&CellResult { key, outcome: CellOutcome::NotApplicable { max_bytes: max } });
+            obs.cell_finished(&CellResult {
+                key,
+                outcome: CellOutcome::NotApplicable { max_bytes: max },
+            });
             session = Some(s);
             continue;
         }
@@ -175,7 +178,12 @@ fn measure_cell(
 
 /// The body of a peer process: pins itself, attaches to the handed-off link
 /// and serves until the host quits or goes away. Returns a one-line error.
-pub fn serve_process_peer(handoff: &str, cpu: u32, fifo: Option<u8>, fault: Option<Fault>) -> Result<(), String> {
+pub fn serve_process_peer(
+    handoff: &str,
+    cpu: u32,
+    fifo: Option<u8>,
+    fault: Option<Fault>,
+) -> Result<(), String> {
     cpu::pin_current_thread(cpu).map_err(|e| e.to_string())?;
     if let Some(p) = fifo {
         cpu::set_fifo(p).map_err(|e| e.to_string())?;

@@ -27,7 +27,9 @@ const PROBE_MESSAGES: u32 = 16;
 pub enum CellError {
     #[error(transparent)]
     Link(#[from] LinkError),
-    #[error("corrupted echo: message {seq} of {size} B differs from what was sent at byte {offset}")]
+    #[error(
+        "corrupted echo: message {seq} of {size} B differs from what was sent at byte {offset}"
+    )]
     Corrupt { seq: u64, size: usize, offset: usize },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
@@ -84,7 +86,8 @@ pub fn pingpong(
             };
             progress.store(seq + 1, Ordering::Relaxed);
             if !same {
-                let offset = if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
+                let offset =
+                    if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
                 return Err(CellError::Corrupt { seq, size, offset });
             }
             let rtt = t1.saturating_sub(t0);
@@ -153,12 +156,8 @@ pub fn stream(
     };
     let probe_count = window * 2;
     let probe = phase(probe_count)?;
-    let (warm, measure) = counts(
-        probe as f64 / f64::from(probe_count),
-        budget,
-        u64::from(window) * 4,
-        50_000_000,
-    );
+    let (warm, measure) =
+        counts(probe as f64 / f64::from(probe_count), budget, u64::from(window) * 4, 50_000_000);
     phase(warm)?;
     let elapsed_ns = phase(measure)?;
     Ok(CellData {

@@ -82,7 +82,11 @@ impl Injector {
 
 /// Serves the control protocol on `link` until told to quit or the host goes
 /// away. Returns `Ok` on a clean end (quit, or the host closed the link).
-pub fn serve(link: &mut dyn Link, fault: Option<Fault>, abort: &icbench_link::Abort) -> Result<(), LinkError> {
+pub fn serve(
+    link: &mut dyn Link,
+    fault: Option<Fault>,
+    abort: &icbench_link::Abort,
+) -> Result<(), LinkError> {
     let mut inj = Injector { fault, handled: 0, abort: abort.clone() };
     let mut buf = vec![0u8; 64 << 10];
     loop {

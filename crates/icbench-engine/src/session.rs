@@ -32,7 +32,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn open(cfg: &EngineConfig, spec: &LinkSpec, fault: Option<crate::Fault>) -> Result<Session, String> {
+    pub(crate) fn open(
+        cfg: &EngineConfig,
+        spec: &LinkSpec,
+        fault: Option<crate::Fault>,
+    ) -> Result<Session, String> {
         let abort = Abort::new();
         let (host, handoff) = icbench_link::open(spec, abort.clone()).map_err(|e| e.to_string())?;
         let peer = match &cfg.peer {
@@ -69,7 +73,9 @@ impl Session {
                         Ok(())
                     });
                 }
-                let child = cmd.spawn().map_err(|e| format!("cannot start the peer {}: {e}", exe.display()))?;
+                let child = cmd
+                    .spawn()
+                    .map_err(|e| format!("cannot start the peer {}: {e}", exe.display()))?;
                 // The host's copies of the peer's descriptors must go, or the
                 // host would never see the peer close them.
                 drop(handoff);
@@ -133,7 +139,9 @@ impl Session {
                 let status = loop {
                     match child.try_wait() {
                         Ok(Some(st)) => break Some(st),
-                        Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                        Ok(None) if Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(2))
+                        }
                         _ => {
                             let _ = child.kill();
                             break child.wait().ok();
@@ -171,12 +179,19 @@ impl Session {
                 Ok(Some(st)) => describe_exit(Some(st), "").or(Some("peer exited".into())),
                 _ => None,
             },
-            Peer::Thread { join, .. } => join.is_finished().then(|| "peer thread ended".to_string()),
+            Peer::Thread { join, .. } => {
+                join.is_finished().then(|| "peer thread ended".to_string())
+            }
         }
     }
 }
 
-fn attach_thread(text: &str, abort: &Abort, cpu: u32, fifo: Option<u8>) -> Result<Box<dyn Link>, LinkError> {
+fn attach_thread(
+    text: &str,
+    abort: &Abort,
+    cpu: u32,
+    fifo: Option<u8>,
+) -> Result<Box<dyn Link>, LinkError> {
     crate::cpu::pin_current_thread(cpu).map_err(|e| LinkError::Setup(e.to_string()))?;
     if let Some(p) = fifo {
         crate::cpu::set_fifo(p).map_err(|e| LinkError::Setup(e.to_string()))?;

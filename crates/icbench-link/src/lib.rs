@@ -131,4 +131,3 @@ pub fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Handoff), L
 pub fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {
     sys::attach(text, abort)
 }
-

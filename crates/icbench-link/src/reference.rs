@@ -32,8 +32,9 @@ fn pair(m: Mechanism) -> Result<(OwnedFd, OwnedFd, OwnedFd, OwnedFd), LinkError>
         }
         Mechanism::Unix => {
             use rustix::net::{AddressFamily, SocketFlags, SocketType, socketpair};
-            let (a, b) = socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
-                .map_err(fail)?;
+            let (a, b) =
+                socketpair(AddressFamily::UNIX, SocketType::STREAM, SocketFlags::CLOEXEC, None)
+                    .map_err(fail)?;
             let a2 = a.try_clone().map_err(|e| LinkError::Setup(e.to_string()))?;
             let b2 = b.try_clone().map_err(|e| LinkError::Setup(e.to_string()))?;
             Ok((a, a2, b, b2))

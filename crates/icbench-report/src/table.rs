@@ -179,7 +179,8 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     if rows.is_empty() {
         return writeln!(out, "no runs stored yet: `icbench run` measures one");
     }
-    let mut t = table(&["run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a"]);
+    let mut t =
+        table(&["run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a"]);
     for r in rows {
         t.add_row(vec![
             r.id.to_string(),

@@ -130,10 +130,20 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .filter(|c| c.key.pattern == Pattern::PingPong)
         .map(|c| pingpong_row(c, meta))
         .collect();
-    let stream: Vec<StreamRow> =
-        cells.iter().filter(|c| c.key.pattern == Pattern::Stream).map(|c| stream_row(c, meta)).collect();
+    let stream: Vec<StreamRow> = cells
+        .iter()
+        .filter(|c| c.key.pattern == Pattern::Stream)
+        .map(|c| stream_row(c, meta))
+        .collect();
     let targets = targets(meta, &pingpong, &stream);
-    RunView { schema_version: JSON_SCHEMA_VERSION, run_id, meta: meta.clone(), pingpong, stream, targets }
+    RunView {
+        schema_version: JSON_SCHEMA_VERSION,
+        run_id,
+        meta: meta.clone(),
+        pingpong,
+        stream,
+        targets,
+    }
 }
 
 /// The spin ring under its two spellings.
@@ -141,9 +151,11 @@ fn is_shm_spin(link: &str) -> bool {
     link == "shm" || link == "shm?wait=spin"
 }
 
-fn p50_of<'a>(rows: &'a [PingPongRow], link: &str, size: u64) -> Option<f64> {
+fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
     rows.iter()
-        .find(|r| (r.link == link || (link == "shm" && is_shm_spin(&r.link))) && r.size_bytes == size)
+        .find(|r| {
+            (r.link == link || (link == "shm" && is_shm_spin(&r.link))) && r.size_bytes == size
+        })
         .and_then(|r| r.rtt_ns.as_ref())
         .map(|s| s.p50)
 }
@@ -189,7 +201,12 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
     ] {
         if let (Some(p50), Some(bare)) = (p50_of(pingpong, link, 64), bare) {
             let ratio = p50 / bare;
-            out.push(Target { name, bound: "0.95 … 1.05", ratio, met: (0.95..=1.05).contains(&ratio) });
+            out.push(Target {
+                name,
+                bound: "0.95 … 1.05",
+                ratio,
+                met: (0.95..=1.05).contains(&ratio),
+            });
         }
     }
     out

@@ -24,7 +24,10 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
         return 2;
     }
     // A broken pipe on stdout (`icbench show | head`) is not a failure.
-    if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+    if e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
         return 0;
     }
     1

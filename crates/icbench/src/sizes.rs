@@ -20,7 +20,9 @@ fn one(s: &str) -> Result<u64, String> {
         return Err("size 0 is not allowed: a message carries at least 1 byte".to_string());
     }
     if v > MAX_SIZE {
-        return Err(format!("size {s} ({v} B) is above the largest allowed, {MAX_SIZE} B (16 MiB)"));
+        return Err(format!(
+            "size {s} ({v} B) is above the largest allowed, {MAX_SIZE} B (16 MiB)"
+        ));
     }
     Ok(v)
 }
@@ -56,7 +58,8 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration: write e.g. 5s or 100ms"))?;
+    let v: f64 =
+        num.parse().map_err(|_| format!("'{s}' is not a duration: write e.g. 5s or 100ms"))?;
     let secs = match unit {
         "s" | "" => v,
         "ms" => v / 1e3,

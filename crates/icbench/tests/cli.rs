@@ -33,7 +33,11 @@ fn run_json(db: &Path, args: &[&str]) -> Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "icbench run {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "icbench run {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -49,8 +53,17 @@ fn reason(row: &Value) -> String {
 fn every_local_link_measures_both_patterns_with_process_peers() {
     let db = db();
     let links = [
-        "shm", "shm?wait=futex", "shm?wait=yield", "shm?copy=zero", "pipe", "unix", "seqpacket", "mq",
-        "tcp", "netlink", "pty",
+        "shm",
+        "shm?wait=futex",
+        "shm?wait=yield",
+        "shm?copy=zero",
+        "pipe",
+        "unix",
+        "seqpacket",
+        "mq",
+        "tcp",
+        "netlink",
+        "pty",
     ];
     let mut args = vec!["-s", "1,64,4K"];
     for l in &links {
@@ -64,7 +77,14 @@ fn every_local_link_measures_both_patterns_with_process_peers() {
         let r = rows(&v, pattern);
         assert_eq!(r.len(), links.len() * 3, "{pattern}");
         for row in r {
-            assert_eq!(row["status"], "ok", "{pattern} {} {}: {}", row["link"], row["size_bytes"], reason(row));
+            assert_eq!(
+                row["status"],
+                "ok",
+                "{pattern} {} {}: {}",
+                row["link"],
+                row["size_bytes"],
+                reason(row)
+            );
             assert!(row["msgs_per_s"].as_f64().unwrap() > 0.0);
             assert!(row["bytes_per_s"].as_f64().unwrap() > 0.0);
         }
@@ -81,7 +101,10 @@ fn every_local_link_measures_both_patterns_with_process_peers() {
 #[test]
 fn thread_peers_work_too() {
     let db = db();
-    let v = run_json(&db.path, &["--peer", "thread", "-L", "shm", "-L", "pipe", "-L", "mq", "-s", "64"]);
+    let v = run_json(
+        &db.path,
+        &["--peer", "thread", "-L", "shm", "-L", "pipe", "-L", "mq", "-s", "64"],
+    );
     assert_eq!(v["meta"]["peer_mode"], "thread");
     for p in ["pingpong", "stream"] {
         assert!(rows(&v, p).iter().all(|r| r["status"] == "ok"), "{v}");
@@ -106,7 +129,8 @@ fn a_stored_run_shows_again_from_the_store_alone() {
     let db = db();
     let v = run_json(&db.path, &["-L", "unix", "-s", "8,512", "--raw"]);
     let id = v["run_id"].as_i64().unwrap();
-    let out = icbench().args(["show", &id.to_string(), "--json", "--db"]).arg(&db.path).output().unwrap();
+    let out =
+        icbench().args(["show", &id.to_string(), "--json", "--db"]).arg(&db.path).output().unwrap();
     assert!(out.status.success());
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["pingpong"], v["pingpong"]);
@@ -132,7 +156,19 @@ fn a_stored_run_shows_again_from_the_store_alone() {
 fn the_floor_heads_a_run_and_targets_are_reported() {
     let db = db();
     let out = icbench()
-        .args(["run", "--json", "--cell-time", "5ms", "-L", "shm", "-L", "pipe", "-s", "64,64K", "--db"])
+        .args([
+            "run",
+            "--json",
+            "--cell-time",
+            "5ms",
+            "-L",
+            "shm",
+            "-L",
+            "pipe",
+            "-s",
+            "64,64K",
+            "--db",
+        ])
         .arg(&db.path)
         .output()
         .unwrap();
@@ -143,8 +179,12 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     assert!(floor["two_line_rtt_ns"].as_f64().unwrap() > 0.0);
     assert!(floor["memcpy_bytes_per_s"].as_f64().unwrap() > 0.0);
     assert!(floor["syscall_pipe_rtt_ns"].as_f64().unwrap() > 0.0);
-    let names: Vec<&str> = v["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert!(names.iter().any(|n| n.starts_with("shm (spin) 64 B round trip ÷ cache-line")), "{names:?}");
+    let names: Vec<&str> =
+        v["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("shm (spin) 64 B round trip ÷ cache-line")),
+        "{names:?}"
+    );
     assert!(names.iter().any(|n| n.starts_with("shm (spin) stream 64 KiB")), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("pipe 64 B")), "{names:?}");
     assert!(v["meta"]["clock_overhead_ns"].as_f64().unwrap() > 0.0);
@@ -160,7 +200,10 @@ fn fails(args: &[&str]) -> (i32, String) {
 #[test]
 fn bad_input_is_one_line_and_exit_code_2() {
     for (args, want) in [
-        (vec!["run", "-L", "carrier-pigeon"], "unknown link 'carrier-pigeon': use one of shm, pipe"),
+        (
+            vec!["run", "-L", "carrier-pigeon"],
+            "unknown link 'carrier-pigeon': use one of shm, pipe",
+        ),
         (vec!["run", "-L", "shm?wait=nap"], "wait=nap is not allowed: use spin or yield or futex"),
         (vec!["run", "--cpus", "0,4096"], "CPU 4096 is not online"),
         (vec!["run", "--cpus", "0,0"], "two different CPUs"),
@@ -183,7 +226,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
 #[test]
 fn an_unwritable_database_is_refused_before_measuring() {
     for path in ["/proc/icbench.db", "/nonexistent-dir/x/icbench.db"] {
-        let out = icbench().args(["run", "-L", "pipe", "-s", "1", "--no-floor", "--db", path]).output().unwrap();
+        let out = icbench()
+            .args(["run", "-L", "pipe", "-s", "1", "--no-floor", "--db", path])
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(path) && err.contains("--db PATH or ICBENCH_DB"), "{err}");
@@ -226,7 +272,11 @@ fn a_hung_peer_times_out() {
 fn a_corrupted_echo_is_caught_and_named() {
     let r = with_fault("corrupt-after=20", "tcp", "pingpong", &[]);
     assert!(reason(&r[0]).starts_with("corrupted echo: message"), "{}", reason(&r[0]));
-    assert!(reason(&r[0]).contains("of 64 B differs from what was sent at byte 32"), "{}", reason(&r[0]));
+    assert!(
+        reason(&r[0]).contains("of 64 B differs from what was sent at byte 32"),
+        "{}",
+        reason(&r[0])
+    );
     let r = with_fault("corrupt-after=20", "shm", "stream", &[]);
     assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
 }
@@ -235,7 +285,19 @@ fn a_corrupted_echo_is_caught_and_named() {
 fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     let db = db();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"))
-        .args(["run", "--no-floor", "--cell-time", "50ms", "-L", "pipe", "-L", "unix", "-s", "1-64K", "--db"])
+        .args([
+            "run",
+            "--no-floor",
+            "--cell-time",
+            "50ms",
+            "-L",
+            "pipe",
+            "-L",
+            "unix",
+            "-s",
+            "1-64K",
+            "--db",
+        ])
         .arg(&db.path)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -260,7 +322,17 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
 fn help_teaches_and_links_lists_every_kind() {
     let out = icbench().args(["run", "--help"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--link", "--sizes", "--cpus", "--peer", "--fifo", "--mlock", "--timeout", "--db", "--json"] {
+    for flag in [
+        "--link",
+        "--sizes",
+        "--cpus",
+        "--peer",
+        "--fifo",
+        "--mlock",
+        "--timeout",
+        "--db",
+        "--json",
+    ] {
         assert!(text.contains(flag), "run --help lacks {flag}");
     }
     let out = icbench().arg("links").output().unwrap();

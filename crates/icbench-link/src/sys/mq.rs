@@ -28,7 +28,12 @@ struct MqLink {
 }
 
 fn caps(msgsize: usize) -> LinkCaps {
-    LinkCaps { max_msg_bytes: msgsize, message_boundaries: true, zero_copy: false, shared_clock: true }
+    LinkCaps {
+        max_msg_bytes: msgsize,
+        message_boundaries: true,
+        zero_copy: false,
+        shared_clock: true,
+    }
 }
 
 fn errno() -> Errno {
@@ -47,9 +52,8 @@ impl Link for MqLink {
         }
         loop {
             // SAFETY: valid descriptor and buffer.
-            let r = unsafe {
-                libc::mq_send(self.tx.as_raw_fd(), msg.as_ptr().cast(), msg.len(), 0)
-            };
+            let r =
+                unsafe { libc::mq_send(self.tx.as_raw_fd(), msg.as_ptr().cast(), msg.len(), 0) };
             if r == 0 {
                 return Ok(());
             }
@@ -74,7 +78,9 @@ impl Link for MqLink {
             n
         };
         if n != len {
-            return Err(LinkError::Framing(format!("received a message of {n} B, expected {len} B")));
+            return Err(LinkError::Framing(format!(
+                "received a message of {n} B, expected {len} B"
+            )));
         }
         Ok(())
     }
@@ -132,7 +138,11 @@ fn read_proc_i64(path: &str) -> Option<i64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-fn queues() -> Result<((OwnedFd, OwnedFd), (OwnedFd, OwnedFd), usize), LinkError> {
+/// A queue's (write end, read end).
+type Queue = (OwnedFd, OwnedFd);
+
+/// Both queues, host → peer then peer → host, and their message size.
+fn queues() -> Result<(Queue, Queue, usize), LinkError> {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
     let n = SERIAL.fetch_add(1, Ordering::Relaxed);
     let base = format!("/icbench.{}.{n}", std::process::id());

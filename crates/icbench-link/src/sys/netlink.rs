@@ -128,7 +128,10 @@ impl Link for NetlinkLink {
 /// A bound NETLINK_USERSOCK socket and the port id the kernel gave it.
 fn socket() -> Result<(OwnedFd, u32), LinkError> {
     let fail = |op: &str| {
-        LinkError::Setup(format!("netlink {op} failed: {} (does this kernel have netlink?)", errno()))
+        LinkError::Setup(format!(
+            "netlink {op} failed: {} (does this kernel have netlink?)",
+            errno()
+        ))
     };
     // SAFETY: plain socket(2) call.
     let fd = unsafe {

@@ -148,11 +148,19 @@ fn segment_len(slots: u32) -> usize {
 }
 
 impl ShmLink {
-    fn new(fd: &OwnedFd, slots: u32, wait: Wait, zero_copy: bool, host: bool, abort: Abort) -> Result<ShmLink, LinkError> {
+    fn new(
+        fd: &OwnedFd,
+        slots: u32,
+        wait: Wait,
+        zero_copy: bool,
+        host: bool,
+        abort: Abort,
+    ) -> Result<ShmLink, LinkError> {
         // SAFETY: the segment is shared with the peer only, which follows the
         // ring protocol; nothing else maps it.
-        let mut map = unsafe { memmap2::MmapOptions::new().len(segment_len(slots)).map_mut(fd.as_raw_fd()) }
-            .map_err(|e| LinkError::Setup(format!("mmap shared ring: {e}")))?;
+        let mut map =
+            unsafe { memmap2::MmapOptions::new().len(segment_len(slots)).map_mut(fd.as_raw_fd()) }
+                .map_err(|e| LinkError::Setup(format!("mmap shared ring: {e}")))?;
         let base = map.as_mut_ptr();
         let ring = slots as usize * stride();
         // SAFETY: every offset lies within segment_len(slots).
@@ -278,7 +286,9 @@ impl ShmLink {
         // SAFETY: published (Acquire on the sequence word).
         let got = unsafe { (slot.add(4) as *const u32).read() } as usize;
         if got != len {
-            return Err(LinkError::Framing(format!("received a message of {got} B, expected {len} B")));
+            return Err(LinkError::Framing(format!(
+                "received a message of {got} B, expected {len} B"
+            )));
         }
         Ok(slot)
     }
@@ -326,7 +336,12 @@ impl Link for ShmLink {
         Ok(())
     }
 
-    fn send_with(&mut self, len: usize, scratch: &mut [u8], build: &mut dyn FnMut(&mut [u8])) -> Result<(), LinkError> {
+    fn send_with(
+        &mut self,
+        len: usize,
+        scratch: &mut [u8],
+        build: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), LinkError> {
         if !self.zero_copy {
             build(&mut scratch[..len]);
             return self.send(&scratch[..len]);
@@ -338,7 +353,12 @@ impl Link for ShmLink {
         Ok(())
     }
 
-    fn recv_with(&mut self, len: usize, scratch: &mut [u8], inspect: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn recv_with(
+        &mut self,
+        len: usize,
+        scratch: &mut [u8],
+        inspect: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), LinkError> {
         if !self.zero_copy {
             self.recv(scratch, len)?;
             inspect(&scratch[..len]);
@@ -369,9 +389,10 @@ impl Link for ShmLink {
 pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
     let wait = Wait::parse(spec.param("wait").unwrap_or("spin")).expect("validated by LinkSpec");
     let zero_copy = spec.param("copy") == Some("zero");
-    let slots: u32 = spec.param("slots").map_or(Ok(DEFAULT_SLOTS), str::parse).map_err(|_| {
-        LinkError::Setup("shm: slots must be a whole number".to_string())
-    })?;
+    let slots: u32 = spec
+        .param("slots")
+        .map_or(Ok(DEFAULT_SLOTS), str::parse)
+        .map_err(|_| LinkError::Setup("shm: slots must be a whole number".to_string()))?;
     // Two slots at least: the stream pattern can have two credits unread.
     if !slots.is_power_of_two() || !(2..=1024).contains(&slots) {
         return Err(LinkError::Setup(format!(

@@ -96,7 +96,13 @@ fn handoff(kind: &str, rx: OwnedFd, tx: Option<OwnedFd>) -> Handoff {
     Handoff { text, fds: tx.into_iter().chain(Some(rx)).collect() }
 }
 
-fn host(rx: OwnedFd, tx: Option<OwnedFd>, packets: bool, caps: LinkCaps, abort: Abort) -> Box<dyn Link> {
+fn host(
+    rx: OwnedFd,
+    tx: Option<OwnedFd>,
+    packets: bool,
+    caps: LinkCaps,
+    abort: Abort,
+) -> Box<dyn Link> {
     Box::new(FdLink { rx, tx, packets, caps, abort })
 }
 
@@ -151,9 +157,12 @@ pub(crate) fn open_pty(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkErr
     grantpt(&master).map_err(setup("grantpt"))?;
     unlockpt(&master).map_err(setup("unlockpt"))?;
     let name = ptsname(&master, Vec::new()).map_err(setup("ptsname"))?;
-    let slave =
-        rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(setup("open pty slave"))?;
+    let slave = rustix::fs::open(
+        name.as_c_str(),
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(setup("open pty slave"))?;
     // Raw mode on the terminal: no echo, no line editing, no CR/LF
     // translation, 8-bit clean (termios(3), cfmakeraw).
     let mut t = rustix::termios::tcgetattr(&slave).map_err(setup("tcgetattr"))?;

@@ -36,8 +36,9 @@ pub(crate) fn measure(host_cpu: u32, peer_cpu: u32) -> Result<Option<Floor>> {
 pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
     let (host, peer, _) = resolve_cpus(&a.cpus)?;
     cpu::pin_current_thread(host).map_err(|e| bad(e.to_string()))?;
-    let f = measure(host, peer)?
-        .ok_or_else(|| anyhow::anyhow!("CPU {peer} never answered the cache-line ping-pong: is it busy?"))?;
+    let f = measure(host, peer)?.ok_or_else(|| {
+        anyhow::anyhow!("CPU {peer} never answered the cache-line ping-pong: is it busy?")
+    })?;
     if a.json {
         let doc = serde_json::json!({
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,

@@ -37,7 +37,11 @@ pub(crate) fn resolve_cpus(args: &CpuArgs) -> Result<(u32, u32, CpuList)> {
                 Some((a, b)) if parse(a).is_some() && parse(b).is_some() => {
                     (parse(a).unwrap_or(0), parse(b).unwrap_or(0))
                 }
-                _ => return Err(bad(format!("--cpus '{s}': write two CPU numbers, host first: --cpus 0,1"))),
+                _ => {
+                    return Err(bad(format!(
+                        "--cpus '{s}': write two CPU numbers, host first: --cpus 0,1"
+                    )));
+                }
             }
         }
     };

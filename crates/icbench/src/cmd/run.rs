@@ -56,7 +56,10 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
     let links = if a.links.is_empty() {
         LinkSpec::defaults()
     } else {
-        a.links.iter().map(|s| LinkSpec::parse(s).map_err(|e| bad(format!("--link {s}: {e}")))).collect::<Result<_>>()?
+        a.links
+            .iter()
+            .map(|s| LinkSpec::parse(s).map_err(|e| bad(format!("--link {s}: {e}"))))
+            .collect::<Result<_>>()?
     };
     let patterns: Vec<Pattern> = if a.patterns.is_empty() {
         Pattern::ALL.to_vec()
@@ -72,17 +75,23 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
     let sizes = sizes::parse(&a.sizes).map_err(|e| bad(format!("--sizes: {e}")))?;
     let cells = patterns.iter().flat_map(|&p| sizes.iter().map(move |&s| (p, s))).collect();
     let (host_cpu, peer_cpu, usable) = resolve_cpus(&a.cpus)?;
-    if let Some(p) = a.fifo {
-        if !(1..=99).contains(&p) {
-            return Err(bad(format!("--fifo {p}: SCHED_FIFO priorities run from 1 to 99")));
-        }
+    if let Some(p) = a.fifo.filter(|p| !(1..=99).contains(p)) {
+        return Err(bad(format!("--fifo {p}: SCHED_FIFO priorities run from 1 to 99")));
     }
     if a.window < 2 {
-        return Err(bad(format!("--window {}: the stream window holds at least 2 messages", a.window)));
+        return Err(bad(format!(
+            "--window {}: the stream window holds at least 2 messages",
+            a.window
+        )));
     }
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
     let cell_time = sizes::duration(&a.cell_time).map_err(|e| bad(format!("--cell-time: {e}")))?;
-    let fault = a.peer_fault.as_deref().map(Fault::parse).transpose().map_err(|e| bad(format!("--peer-fault: {e}")))?;
+    let fault = a
+        .peer_fault
+        .as_deref()
+        .map(Fault::parse)
+        .transpose()
+        .map_err(|e| bad(format!("--peer-fault: {e}")))?;
     let peer = match a.peer {
         PeerKind::Thread => PeerLaunch::Thread,
         PeerKind::Process => PeerLaunch::Process {
@@ -143,7 +152,9 @@ fn start(a: &RunArgs, plan: &Plan) -> Result<(Store, RunId, icbench_model::RunMe
                 store.set_floor(id, &f)?;
                 meta.floor = Some(f);
             }
-            None => meta.notes.push(format!("CPU {} never answered the floor measurement", plan.peer_cpu)),
+            None => meta
+                .notes
+                .push(format!("CPU {} never answered the floor measurement", plan.peer_cpu)),
         }
     }
     Ok((store, id, meta))
@@ -164,11 +175,12 @@ impl Observer for Recorder<'_> {
 
     fn cell_finished(&mut self, result: &CellResult) {
         self.bar.inc(1);
-        if self.error.is_none() {
-            if let Err(e) = self.store.insert_cell(self.run, result) {
-                self.error = Some(e.into());
-                STOP.store(true, Ordering::SeqCst);
-            }
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.store.insert_cell(self.run, result) {
+            self.error = Some(e.into());
+            STOP.store(true, Ordering::SeqCst);
         }
     }
 }
@@ -177,20 +189,25 @@ fn measure(plan: &Plan, store: &mut Store, run: RunId) -> Result<RunStatus> {
     install_sigint();
     let bar = ProgressBar::new((plan.links.len() * plan.cells.len()) as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {msg}")
-            .expect("static template"),
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {msg}",
+        )
+        .expect("static template"),
     );
     let mut rec = Recorder { store, run, bar, error: None };
     let mut status = RunStatus::Finished;
     for spec in &plan.links {
-        if icbench_engine::run_link(&plan.cfg, spec, &plan.cells, &mut rec) == LinkRun::Interrupted {
+        if icbench_engine::run_link(&plan.cfg, spec, &plan.cells, &mut rec) == LinkRun::Interrupted
+        {
             status = RunStatus::Interrupted;
             break;
         }
     }
     rec.bar.finish_and_clear();
     if let Some(e) = rec.error {
-        return Err(e.context("storing a cell; the run stopped, and every cell stored before it is kept"));
+        return Err(
+            e.context("storing a cell; the run stopped, and every cell stored before it is kept")
+        );
     }
     Ok(status)
 }
@@ -214,10 +231,16 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         icbench_report::json::run(&view, &mut out)?;
     } else {
         icbench_report::table::run(&view, &mut out)?;
-        writeln!(out, "\nstored as run {id} in {}; `icbench show {id}` prints it again", a.db.display())?;
+        writeln!(
+            out,
+            "\nstored as run {id} in {}; `icbench show {id}` prints it again",
+            a.db.display()
+        )?;
     }
     if status == RunStatus::Interrupted {
-        eprintln!("icbench: interrupted: run {id} keeps every finished cell and is marked interrupted");
+        eprintln!(
+            "icbench: interrupted: run {id} keeps every finished cell and is marked interrupted"
+        );
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)

@@ -53,7 +53,10 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode> {
         })?
     } else {
         a.run.parse::<RunId>().map_err(|_| {
-            bad(format!("'{}' is not a run: give a run number or `latest` (`icbench runs` lists them)", a.run))
+            bad(format!(
+                "'{}' is not a run: give a run number or `latest` (`icbench runs` lists them)",
+                a.run
+            ))
         })?
     };
     let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
