@@ -341,3 +341,37 @@ fn help_teaches_and_links_lists_every_kind() {
         assert!(text.contains(kind), "links lacks {kind}");
     }
 }
+
+/// Runs icbench without a capability and with a zero rlimit, as an
+/// unprivileged user would be. Skips (printing why) without util-linux.
+fn unprivileged(limit: &str, cap: &str, flag: &str) -> Option<(i32, String)> {
+    let have = |t: &str| std::process::Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success());
+    if !(have("prlimit") && have("setpriv")) {
+        eprintln!("skipped: prlimit/setpriv (util-linux) not found, cannot drop {cap}");
+        return None;
+    }
+    let db = db();
+    let out = std::process::Command::new("prlimit")
+        .arg(limit)
+        .args(["setpriv", "--bounding-set", cap, "--"])
+        .arg(assert_cmd::cargo::cargo_bin("icbench"))
+        .args(["run", flag, "-L", "pipe", "-s", "1", "--no-floor", "--db"])
+        .arg(&db.path)
+        .output()
+        .unwrap();
+    Some((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string()))
+}
+
+#[test]
+fn fifo_and_mlock_say_what_to_do_when_not_permitted() {
+    if let Some((code, err)) = unprivileged("--rtprio=0", "-sys_nice", "--fifo=50") {
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("SCHED_FIFO priority 50 not permitted"), "{err}");
+        assert!(err.contains("CAP_SYS_NICE"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    if let Some((code, err)) = unprivileged("--memlock=0", "-ipc_lock", "--mlock") {
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("mlockall not permitted") && err.contains("RLIMIT_MEMLOCK"), "{err}");
+    }
+}
