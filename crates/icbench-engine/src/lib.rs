@@ -9,6 +9,7 @@ pub mod ctrl;
 pub mod floor;
 pub mod payload;
 pub mod peer;
+pub mod rt;
 
 mod pattern;
 mod session;
