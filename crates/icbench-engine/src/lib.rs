@@ -146,9 +146,7 @@ fn measure_cell(
     let result = match pattern {
         Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
         Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
-        Pattern::Timer | Pattern::Wakeup => {
-            Err(CellError::NotALinkPattern(pattern))
-        }
+        Pattern::Timer | Pattern::Wakeup => Err(CellError::NotALinkPattern(pattern)),
     };
     let fired = wd.finish();
     let err = match result {

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use icbench_model::{CellOutcome, CellResult, JSON_SCHEMA_VERSION, LatencyHistogram, Pattern, RunMeta};
+use icbench_model::{
+    CellOutcome, CellResult, JSON_SCHEMA_VERSION, LatencyHistogram, Pattern, RunMeta,
+};
 use icbench_stats::Summary;
 use serde::Serialize;
 

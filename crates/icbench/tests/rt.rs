@@ -37,7 +37,8 @@ fn timer_json_has_the_rt_tests_envelope_and_one_thread_per_cpu() {
     let t = &v["thread"]["0"];
     assert_eq!(t["cycles"], 250);
     assert_eq!(t["cpu"], 0);
-    let in_hist: u64 = t["histogram"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    let in_hist: u64 =
+        t["histogram"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
     assert_eq!(in_hist + t["overflows"].as_u64().unwrap(), 250);
     let s = &t["icbench"]["latency_ns"];
     assert_eq!(s["count"], 250);
@@ -104,10 +105,23 @@ fn wakeup_on_one_cpu_on_request() {
 fn a_builtin_load_runs_during_the_measurement_and_is_stopped() {
     let (_dir, db) = tmp();
     let v = json(
-        &["timer", "-a", "0", "-i", "200", "-l", "200", "--load", "cpu,ipc", "--load-with", "builtin"],
+        &[
+            "timer",
+            "-a",
+            "0",
+            "-i",
+            "200",
+            "-l",
+            "200",
+            "--load",
+            "cpu,ipc",
+            "--load-with",
+            "builtin",
+        ],
         &db,
     );
-    let notes: Vec<&str> = v["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let notes: Vec<&str> =
+        v["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     assert!(notes.iter().any(|n| n.starts_with("load: built-in cpu+ipc")), "{notes:?}");
     assert!(notes.iter().any(|n| n.starts_with("load stopped")), "{notes:?}");
     assert_eq!(v["thread"]["0"]["cycles"], 200);

@@ -221,7 +221,11 @@ fn start_stress_ng(plan: &LoadPlan) -> Result<RunningLoad, String> {
         cpu_list(&plan.cpus),
         plan.kinds
             .iter()
-            .map(|k| format!("{} {n}{}", k.stress_ng().0, k.stress_ng().1.iter().map(|e| format!(" {e}")).collect::<String>()))
+            .map(|k| format!(
+                "{} {n}{}",
+                k.stress_ng().0,
+                k.stress_ng().1.iter().map(|e| format!(" {e}")).collect::<String>()
+            ))
             .collect::<Vec<_>>()
             .join(" ")
     );

@@ -55,10 +55,9 @@ struct Shared {
 pub(crate) fn open(name: &str) -> Result<(Box<dyn Waker>, Box<dyn Waiter>), String> {
     let shared = Arc::new(Shared::default());
     match name {
-        "futex" => Ok((
-            Box::new(FutexWaker(shared.clone())),
-            Box::new(FutexWaiter { shared, seen: 0 }),
-        )),
+        "futex" => {
+            Ok((Box::new(FutexWaker(shared.clone())), Box::new(FutexWaiter { shared, seen: 0 })))
+        }
         "eventfd" => {
             let fd = rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)
                 .map_err(|e| format!("eventfd: {e}"))?;

@@ -1,15 +1,15 @@
 //! `wakeup`: one-way wake-up latency through a blocking primitive, sender
 //! on one CPU, receiver on another (or the same, on request).
 //!
-//! The receiver blocks in the primitive. The sender sleeps to its next
-//! deadline (`interval`, CLOCK_MONOTONIC absolute, as pmqtest paces with
-//! `-i`), reads CLOCK_MONOTONIC_RAW (`t0`) and wakes the receiver, which
-//! reads the same clock as soon as the primitive returns (`t1`): the sample
-//! is `t1 − t0`. Both ends are threads of one process, so they read one
+//! The receiver blocks in the primitive. The sender reads
+//! CLOCK_MONOTONIC_RAW (`t0`) and wakes it; the receiver reads the same
+//! clock as soon as the primitive returns (`t1`): the sample is `t1 − t0`. Both ends are threads of one process, so they read one
 //! clock — checked by [`clockcheck`](super::clockcheck) before the cell.
-//! The receiver then acknowledges through a futex word, outside the timed
-//! interval, and the sender waits for that before its next wake: one
-//! wake-up in flight, a closed loop as in pmqtest's sync message.
+//! The receiver then sleeps the interval (CLOCK_MONOTONIC, absolute
+//! deadlines) and acknowledges through a futex word, outside the timed
+//! interval; the sender waits for that before its next wake: one wake-up in
+//! flight, paced by the receiver, as pmqtest's receiver sleeps `-i` and then
+//! sends its sync message.
 //!
 //! pmqtest, ptsematest, sigwaittest and svsematest pin both ends of a pair
 //! to one CPU (research notes §1.3); here the ends are on the CPUs given,
@@ -117,7 +117,12 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
 
 /// The sender: paces, stamps, wakes, waits for the acknowledgement.
 /// Returns `false` when stopped by the stop flag.
-fn send(waker: &mut dyn prim::Waker, cfg: &WakeupConfig, lp: &Loop, total: u64) -> Result<bool, String> {
+fn send(
+    waker: &mut dyn prim::Waker,
+    cfg: &WakeupConfig,
+    lp: &Loop,
+    total: u64,
+) -> Result<bool, String> {
     place(cfg.sender_cpu, cfg.fifo)?;
     if futex_wait_change(&lp.ready, 0, cfg.timeout).is_none() {
         return Err(format!("the receiver was not ready within {} s", cfg.timeout.as_secs_f64()));
@@ -125,18 +130,21 @@ fn send(waker: &mut dyn prim::Waker, cfg: &WakeupConfig, lp: &Loop, total: u64) 
     if lp.ready.load(Ordering::Acquire) != 1 {
         return Err("the receiver could not start".to_string());
     }
-    let mono = libc::CLOCK_MONOTONIC;
-    let interval_ns = cfg.interval.as_nanos() as u64;
-    let mut next = Ts::now(mono).add_ns(interval_ns);
+    let same_cpu = cfg.sender_cpu == cfg.receiver_cpu;
     for seq in 0..total {
         if cfg.stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
-        sleep_until(mono, next);
-        next = next.add_ns(interval_ns);
         let t0 = clock::now_ns();
         waker.wake(t0)?;
         let want = (seq + 1) as u32;
+        if same_cpu {
+            // On one CPU the receiver runs only once the sender gives the
+            // CPU up, so that path is part of the sample (as in pmqtest,
+            // whose sender blocks in mq_receive at once): give it up
+            // straight away rather than through a timed futex wait.
+            std::thread::yield_now();
+        }
         let mut seen = lp.ack.load(Ordering::Acquire);
         while seen != want {
             if seen == u32::MAX {
@@ -159,7 +167,11 @@ fn send(waker: &mut dyn prim::Waker, cfg: &WakeupConfig, lp: &Loop, total: u64) 
 type Received = (LatencyHistogram, Vec<u64>, u64);
 
 /// The receiver; on failure it tells the sender at once (ack = u32::MAX).
-fn receive(waiter: &mut dyn prim::Waiter, cfg: &WakeupConfig, lp: &Loop) -> Result<Received, String> {
+fn receive(
+    waiter: &mut dyn prim::Waiter,
+    cfg: &WakeupConfig,
+    lp: &Loop,
+) -> Result<Received, String> {
     let r = receive_loop(waiter, cfg, lp);
     if r.is_err() {
         lp.ack.store(u32::MAX, Ordering::Release);
@@ -190,6 +202,9 @@ fn receive_loop(
     futex_wake(&lp.ready);
     let mut seq = 0u64;
     let (mut first, mut last) = (0u64, 0u64);
+    let mono = libc::CLOCK_MONOTONIC;
+    let interval_ns = cfg.interval.as_nanos() as u64;
+    let mut next = Ts::now(mono);
     loop {
         let t0 = waiter.wait(&lp.give_up)?;
         let t1 = clock::now_ns();
@@ -214,6 +229,11 @@ fn receive_loop(
             }
         }
         seq += 1;
+        // Pace here, as pmqtest's receiver does: sleep the interval, then
+        // let the sender go. The sender stamps as soon as it runs, on a CPU
+        // that is awake, and the receiver is back in its wait long before.
+        next = next.add_ns(interval_ns);
+        sleep_until(mono, next);
         lp.ack.store(seq as u32, Ordering::Release);
         futex_wake(&lp.ack);
     }
