@@ -367,7 +367,7 @@ fn fsync_file(ctx: &Ctx, dir: &std::path::Path) {
         }
         written += 1;
         // Keep the file small: start over every 16 MiB.
-        if written % 4096 == 0 {
+        if written.is_multiple_of(4096) {
             let _ = f.set_len(0);
             let _ = std::io::Seek::rewind(&mut f);
         }

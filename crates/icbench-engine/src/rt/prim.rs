@@ -50,9 +50,12 @@ struct Shared {
     receiver: AtomicU64,
 }
 
+/// Both halves of a primitive.
+pub(crate) type Halves = (Box<dyn Waker>, Box<dyn Waiter>);
+
 /// Builds both halves of a primitive by name: futex, eventfd, signal, or a
 /// link spec (pipe, unix, mq …).
-pub(crate) fn open(name: &str) -> Result<(Box<dyn Waker>, Box<dyn Waiter>), String> {
+pub(crate) fn open(name: &str) -> Result<Halves, String> {
     let shared = Arc::new(Shared::default());
     match name {
         "futex" => {
