@@ -9,6 +9,7 @@ pub mod ctrl;
 pub mod floor;
 pub mod payload;
 pub mod peer;
+pub mod rt;
 
 mod pattern;
 mod session;
@@ -89,7 +90,7 @@ pub fn run_link(
             }
             return LinkRun::Interrupted;
         }
-        let key = CellKey { link: spec.to_string(), pattern, size_bytes: size };
+        let key = CellKey::new(spec.to_string(), pattern, size);
         obs.cell_started(&key);
         let s = match session.take() {
             Some(s) => s,
@@ -145,6 +146,7 @@ fn measure_cell(
     let result = match pattern {
         Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
         Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
+        Pattern::Timer | Pattern::Wakeup => Err(CellError::NotALinkPattern(pattern)),
     };
     let fired = wd.finish();
     let err = match result {

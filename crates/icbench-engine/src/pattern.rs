@@ -33,6 +33,8 @@ pub enum CellError {
     Corrupt { seq: u64, size: usize, offset: usize },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
+    #[error("pattern '{0}' is not measured over a link: use `icbench timer` or `icbench wakeup`")]
+    NotALinkPattern(icbench_model::Pattern),
 }
 
 /// What a pattern needs from the cell's settings.

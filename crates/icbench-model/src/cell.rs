@@ -1,5 +1,7 @@
 //! A cell (one point of an experiment) and what measuring it produced.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::hist::LatencyHistogram;
@@ -13,15 +15,39 @@ pub enum Pattern {
     /// A window of messages in flight, the peer returning credits; the
     /// result is throughput over the measured window.
     Stream,
+    /// cyclictest's measurement: a thread sleeps to absolute deadlines and
+    /// records how late it woke (lateness, ns). One cell per CPU.
+    Timer,
+    /// Cross-core wake-up through a blocking primitive: one-way time from
+    /// the sender's clock read before the wake to the receiver's read on
+    /// return, on the common clock (ns). One cell per primitive.
+    Wakeup,
 }
 
 impl Pattern {
+    /// The patterns measured over a link by `icbench run` (its default).
     pub const ALL: [Pattern; 2] = [Pattern::PingPong, Pattern::Stream];
+
+    /// The realtime patterns (`icbench timer`, `icbench wakeup`).
+    pub const RT: [Pattern; 2] = [Pattern::Timer, Pattern::Wakeup];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Pattern::PingPong => "pingpong",
             Pattern::Stream => "stream",
+            Pattern::Timer => "timer",
+            Pattern::Wakeup => "wakeup",
+        }
+    }
+
+    /// What a cell's latency histogram holds, as the store names it:
+    /// `rtt` (round trip), `lateness` (timer wake-up after its deadline)
+    /// or `oneway` (sender's clock read to receiver's).
+    pub fn metric(self) -> &'static str {
+        match self {
+            Pattern::PingPong | Pattern::Stream => "rtt",
+            Pattern::Timer => "lateness",
+            Pattern::Wakeup => "oneway",
         }
     }
 }
@@ -33,7 +59,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong or stream")]
+#[error("unknown pattern '{0}': use pingpong, stream, timer or wakeup")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -42,6 +68,8 @@ impl std::str::FromStr for Pattern {
         match s {
             "pingpong" => Ok(Pattern::PingPong),
             "stream" => Ok(Pattern::Stream),
+            "timer" => Ok(Pattern::Timer),
+            "wakeup" => Ok(Pattern::Wakeup),
             other => Err(PatternParseError(other.to_string())),
         }
     }
@@ -55,6 +83,29 @@ pub struct CellKey {
     pub pattern: Pattern,
     /// Payload bytes per message.
     pub size_bytes: u64,
+    /// Experiment factors beyond link × pattern × size, e.g. `cpu` for a
+    /// timer cell, `sender_cpu` / `receiver_cpu` for a wake-up cell. Empty
+    /// for the link patterns. Stored as the cell's `factors_json`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub factors: BTreeMap<String, String>,
+}
+
+impl CellKey {
+    /// A key without factors.
+    pub fn new(link: impl Into<String>, pattern: Pattern, size_bytes: u64) -> CellKey {
+        CellKey { link: link.into(), pattern, size_bytes, factors: BTreeMap::new() }
+    }
+
+    /// Adds a factor.
+    pub fn with(mut self, name: &str, value: impl std::fmt::Display) -> CellKey {
+        self.factors.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// A factor's value, if set.
+    pub fn factor(&self, name: &str) -> Option<&str> {
+        self.factors.get(name).map(String::as_str)
+    }
 }
 
 /// The data of a measured cell.

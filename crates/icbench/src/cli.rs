@@ -35,6 +35,10 @@ pub enum Command {
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
     Links,
+    /// Timer wake-up latency, as cyclictest measures it (rt-tests options).
+    Timer(TimerArgs),
+    /// Cross-core wake-up latency through a blocking primitive.
+    Wakeup(WakeupArgs),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
@@ -168,4 +172,85 @@ pub struct PeerArgs {
     pub fifo: Option<u8>,
     #[arg(long)]
     pub fault: Option<String>,
+}
+
+/// What `icbench timer` and `icbench wakeup` share: load, output, store.
+#[derive(Debug, Args)]
+pub struct RtCommon {
+    /// SCHED_FIFO priority of the measuring threads (1-99); default SCHED_OTHER.
+    #[arg(short = 'p', long = "priority", value_name = "PRIO")]
+    pub priority: Option<u8>,
+    /// Wake-up interval in µs (rt-tests' -i).
+    #[arg(short = 'i', long, default_value_t = 1000, value_name = "US")]
+    pub interval: u64,
+    /// Measured wake-ups per thread (rt-tests' -l). Default: 10000 for
+    /// timer, 1000 per primitive for wakeup, unless -D is given.
+    #[arg(short = 'l', long, value_name = "LOOPS")]
+    pub loops: Option<u64>,
+    /// Measure for this long instead (e.g. 10s, 2m; a bare number is seconds).
+    #[arg(short = 'D', long, value_name = "TIME", conflicts_with = "loops")]
+    pub duration: Option<String>,
+    /// Lock all memory (mlockall).
+    #[arg(short = 'm', long = "mlockall")]
+    pub mlockall: bool,
+    /// Histogram range in µs (1 µs buckets) for --histfile and --json.
+    #[arg(short = 'h', long = "histogram", default_value_t = 1000, value_name = "US")]
+    pub histogram: u64,
+    /// Write the histogram in rt-tests' text format to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub histfile: Option<PathBuf>,
+    /// Load during the measurement: cpu, memory, ipc, io, net (comma list).
+    #[arg(long, value_name = "KINDS")]
+    pub load: Option<String>,
+    /// CPUs the load runs on (e.g. 0-1). Default: the measured CPUs.
+    #[arg(long, value_name = "CPUS")]
+    pub load_cpus: Option<String>,
+    /// Who generates the load: auto (stress-ng when installed), stress-ng, builtin.
+    #[arg(long, default_value = "auto", value_name = "TOOL")]
+    pub load_with: String,
+    /// Also keep every sample, in time order.
+    #[arg(long)]
+    pub raw: bool,
+    /// Print rt-tests-style JSON (with schema_version) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Results database (SQLite); created if missing.
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+    /// Print help (-h is the histogram, as in cyclictest).
+    #[arg(long, action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct TimerArgs {
+    /// CPUs to measure on, one thread each (e.g. 0-3,6). Default: every usable CPU.
+    #[arg(short = 'a', long = "affinity", value_name = "CPUS")]
+    pub affinity: Option<String>,
+    /// Stop every thread when a wake-up is later than this many µs.
+    #[arg(short = 'b', long = "breaktrace", value_name = "US")]
+    pub breaktrace: Option<u64>,
+    #[command(flatten)]
+    pub rt: RtCommon,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct WakeupArgs {
+    /// Primitives (comma list): futex, eventfd, pipe, mq, unix, signal. Default: all.
+    #[arg(short = 'P', long = "primitive", value_name = "LIST")]
+    pub primitives: Option<String>,
+    /// Sender CPU, receiver CPU (e.g. 0,1; the same CPU twice measures a
+    /// same-CPU wake-up). Default: the first two usable CPUs.
+    #[arg(long, value_name = "A,B")]
+    pub cpus: Option<String>,
+    /// Wake-ups before the measured ones, discarded.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub warmup: u64,
+    /// Longest wait for one wake-up to arrive before the cell fails.
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub timeout: String,
+    #[command(flatten)]
+    pub rt: RtCommon,
 }

@@ -24,13 +24,13 @@ use crate::meta::{self, Placement};
 use crate::sizes;
 
 /// Set by SIGINT; the engine stops after (or inside) the current cell.
-static STOP: AtomicBool = AtomicBool::new(false);
+pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: i32) {
     STOP.store(true, Ordering::SeqCst);
 }
 
-fn install_sigint() {
+pub(crate) fn install_sigint() {
     // SAFETY: the handler only stores to an atomic (async-signal-safe).
     // SA_RESETHAND: a second Ctrl-C ends icbench at once.
     unsafe {
