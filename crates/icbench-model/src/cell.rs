@@ -13,15 +13,21 @@ pub enum Pattern {
     /// A window of messages in flight, the peer returning credits; the
     /// result is throughput over the measured window.
     Stream,
+    /// `block × blocks` bytes sent as `blocks` writes, then one
+    /// acknowledgement (seed 000's test); a sample is one whole transfer.
+    Bulk,
 }
 
 impl Pattern {
+    /// The patterns `icbench run` measures by default (every protocol that
+    /// has no matrix of its own).
     pub const ALL: [Pattern; 2] = [Pattern::PingPong, Pattern::Stream];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Pattern::PingPong => "pingpong",
             Pattern::Stream => "stream",
+            Pattern::Bulk => "bulk",
         }
     }
 }
@@ -33,7 +39,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong or stream")]
+#[error("unknown pattern '{0}': use pingpong, stream or bulk")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -42,6 +48,7 @@ impl std::str::FromStr for Pattern {
         match s {
             "pingpong" => Ok(Pattern::PingPong),
             "stream" => Ok(Pattern::Stream),
+            "bulk" => Ok(Pattern::Bulk),
             other => Err(PatternParseError(other.to_string())),
         }
     }
@@ -53,8 +60,27 @@ pub struct CellKey {
     /// The link spec as the user wrote it, normalised (e.g. `shm?wait=spin`).
     pub link: String,
     pub pattern: Pattern,
-    /// Payload bytes per message.
+    /// Payload bytes per message (bulk: per block).
     pub size_bytes: u64,
+    /// The wire protocol spoken with the peer (`icb`, `dimtass`, `raw`);
+    /// `None` for the local control protocol of icbench's own peer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// Bulk: blocks per transfer (the transfer is `size_bytes × blocks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+}
+
+impl CellKey {
+    /// A cell of the local control protocol, without blocks.
+    pub fn new(link: impl Into<String>, pattern: Pattern, size_bytes: u64) -> CellKey {
+        CellKey { link: link.into(), pattern, size_bytes, protocol: None, blocks: None }
+    }
+
+    /// Bytes one sample moves host → peer: a message, or a whole bulk transfer.
+    pub fn transfer_bytes(&self) -> u64 {
+        self.size_bytes * u64::from(self.blocks.unwrap_or(1))
+    }
 }
 
 /// The data of a measured cell.

@@ -299,8 +299,8 @@ impl Store {
         tx.execute(
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, protocol, blocks
+             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 run.0,
                 seq,
@@ -316,6 +316,8 @@ impl Store {
                 elapsed_ns,
                 warmup_messages,
                 window,
+                cell.key.protocol,
+                cell.key.blocks,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -459,7 +461,7 @@ impl Store {
             .prepare(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob
+                        h.blob, h.clamped, s.count, s.blob, c.protocol, c.blocks
                  FROM cells c
                  LEFT JOIN cell_histograms h ON h.cell_id = c.id AND h.metric = ?2
                  LEFT JOIN cell_raw_samples s ON s.cell_id = c.id
@@ -486,6 +488,8 @@ impl Store {
                     hist_clamped: r.get(13)?,
                     raw_count: r.get(14)?,
                     raw_blob: r.get(15)?,
+                    protocol: r.get(16)?,
+                    blocks: r.get(17)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -656,6 +660,8 @@ struct CellRow {
     hist_clamped: Option<u64>,
     raw_count: Option<u64>,
     raw_blob: Option<Vec<u8>>,
+    protocol: Option<String>,
+    blocks: Option<u32>,
 }
 
 impl CellRow {
@@ -702,7 +708,13 @@ impl CellRow {
             }
         };
         Ok(CellResult {
-            key: CellKey { link: self.link, pattern, size_bytes: self.size_bytes },
+            key: CellKey {
+                link: self.link,
+                pattern,
+                size_bytes: self.size_bytes,
+                protocol: self.protocol,
+                blocks: self.blocks,
+            },
             outcome,
         })
     }

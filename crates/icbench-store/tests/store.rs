@@ -67,7 +67,7 @@ fn hist_of(values: &[u64]) -> LatencyHistogram {
 }
 
 fn key(link: &str, pattern: Pattern, size_bytes: u64) -> CellKey {
-    CellKey { link: link.into(), pattern, size_bytes }
+    CellKey::new(link, pattern, size_bytes)
 }
 
 fn measured_pingpong() -> CellResult {
@@ -97,6 +97,27 @@ fn measured_stream() -> CellResult {
             latency: None,
             raw_ns: None,
             window: Some(16),
+        }),
+    }
+}
+
+/// A bulk cell of a remote peer: protocol and blocks are kept.
+fn measured_bulk() -> CellResult {
+    let raw = latencies(100);
+    CellResult {
+        key: CellKey {
+            protocol: Some("dimtass".into()),
+            blocks: Some(5),
+            ..key("serial:/dev/pts/9?baud=115200", Pattern::Bulk, 1024)
+        },
+        outcome: CellOutcome::Measured(CellData {
+            messages: 100,
+            bytes: 100 * 5 * 1024,
+            elapsed_ns: 1_000_000,
+            warmup_messages: 10,
+            latency: Some(hist_of(&raw)),
+            raw_ns: None,
+            window: None,
         }),
     }
 }
@@ -134,7 +155,14 @@ fn not_applicable() -> CellResult {
 }
 
 fn all_cells() -> Vec<CellResult> {
-    vec![measured_pingpong(), measured_stream(), measured_empty(), failed(), not_applicable()]
+    vec![
+        measured_pingpong(),
+        measured_stream(),
+        measured_bulk(),
+        measured_empty(),
+        failed(),
+        not_applicable(),
+    ]
 }
 
 const QUANTILES: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
