@@ -259,7 +259,7 @@ fn measure_cell(
         (Some(Fired::PeerDied), _) | (_, CellError::Link(LinkError::PeerClosed)) => {
             // Let the peer's end settle so its exit status is known.
             let closed = s.close(false);
-            let how = exit.or(closed).unwrap_or_else(|| "peer closed the link".to_string());
+            let how = closed.or(exit).unwrap_or_else(|| "peer closed the link".to_string());
             return (Some(CellOutcome::Failed { reason: how }), None);
         }
         _ => err.to_string(),

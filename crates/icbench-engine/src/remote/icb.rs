@@ -52,9 +52,15 @@ const HELLO_SEQ: u32 = 0x4845_0000;
 
 /// What a frame from the peer meant, once checked.
 enum Got {
-    Echo { seq: u32, complete: bool },
+    Echo {
+        seq: u32,
+        complete: bool,
+    },
     Ack(Ack),
-    Caps { seq: u32, caps: Caps },
+    Caps {
+        seq: u32,
+        caps: Caps,
+    },
     /// Credit arrived (already added to `credits`).
     Credit,
 }
