@@ -86,7 +86,7 @@ pub const KINDS: &[KindInfo] = &[
     KindInfo {
         name: "tty",
         params: &[],
-        help: "tty:PATH — a terminal device in raw mode (/dev/ttyRPMSGn, a pty); the peer is \
+        help: "a terminal device in raw mode (/dev/ttyRPMSGn, a pty); the peer is \
                whatever answers there (needs --protocol icb|dimtass|raw)",
         default: false,
         path: true,
@@ -94,7 +94,7 @@ pub const KINDS: &[KindInfo] = &[
     KindInfo {
         name: "serial",
         params: &[("baud", &[], "line speed, e.g. 115200 (default: leave it as it is)")],
-        help: "serial:PATH?baud=N — a UART to an MCU board, raw 8N1; the peer is its firmware \
+        help: "a UART to an MCU board, raw 8N1; the peer is its firmware \
                (needs --protocol icb|dimtass|raw)",
         default: false,
         path: true,

@@ -529,7 +529,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(3, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(4, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);
