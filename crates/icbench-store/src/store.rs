@@ -306,8 +306,10 @@ impl Store {
         tx.execute(
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
+                protocol, blocks
+             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                       ?17)",
             params![
                 run.0,
                 seq,
@@ -324,6 +326,8 @@ impl Store {
                 warmup_messages,
                 window,
                 factors_json,
+                cell.key.protocol,
+                cell.key.blocks,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -467,7 +471,7 @@ impl Store {
             .prepare(&format!(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob, c.factors_json
+                        h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -496,6 +500,8 @@ impl Store {
                     raw_count: r.get(14)?,
                     raw_blob: r.get(15)?,
                     factors_json: r.get(16)?,
+                    protocol: r.get(17)?,
+                    blocks: r.get(18)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -667,6 +673,8 @@ struct CellRow {
     raw_count: Option<u64>,
     raw_blob: Option<Vec<u8>>,
     factors_json: Option<String>,
+    protocol: Option<String>,
+    blocks: Option<u32>,
 }
 
 impl CellRow {
@@ -718,7 +726,14 @@ impl CellRow {
             None => Default::default(),
         };
         Ok(CellResult {
-            key: CellKey { link: self.link, pattern, size_bytes: self.size_bytes, factors },
+            key: CellKey {
+                link: self.link,
+                pattern,
+                size_bytes: self.size_bytes,
+                protocol: self.protocol,
+                blocks: self.blocks,
+                factors,
+            },
             outcome,
         })
     }

@@ -101,6 +101,27 @@ fn measured_stream() -> CellResult {
     }
 }
 
+/// A bulk cell of a remote peer: protocol and blocks are kept.
+fn measured_bulk() -> CellResult {
+    let raw = latencies(100);
+    CellResult {
+        key: CellKey {
+            protocol: Some("dimtass".into()),
+            blocks: Some(5),
+            ..key("serial:/dev/pts/9?baud=115200", Pattern::Bulk, 1024)
+        },
+        outcome: CellOutcome::Measured(CellData {
+            messages: 100,
+            bytes: 100 * 5 * 1024,
+            elapsed_ns: 1_000_000,
+            warmup_messages: 10,
+            latency: Some(hist_of(&raw)),
+            raw_ns: None,
+            window: None,
+        }),
+    }
+}
+
 /// Present but empty must stay distinct from absent.
 fn measured_empty() -> CellResult {
     CellResult {
@@ -134,7 +155,14 @@ fn not_applicable() -> CellResult {
 }
 
 fn all_cells() -> Vec<CellResult> {
-    vec![measured_pingpong(), measured_stream(), measured_empty(), failed(), not_applicable()]
+    vec![
+        measured_pingpong(),
+        measured_stream(),
+        measured_bulk(),
+        measured_empty(),
+        failed(),
+        not_applicable(),
+    ]
 }
 
 const QUANTILES: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
@@ -501,7 +529,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(3, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(4, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);

@@ -77,6 +77,25 @@ pub enum PatternArg {
     Pingpong,
     /// A window of messages in flight; throughput.
     Stream,
+    /// block × blocks bytes (see --blocks), then one acknowledgement; time per
+    /// transfer (seed 000's test). Protocols icb and dimtass.
+    Bulk,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// icbench's frames v1 (docs/protocol.md §1): HELLO/CAPS handshake, ECHO
+    /// for pingpong (fragmented above the peer's frame size), DATA with
+    /// credits for stream, DATA × blocks + ACK for bulk; CRC on every frame.
+    Icb,
+    /// The seed 000/001 format: a {0xABCD, length, crc16} header over the
+    /// first 6 bytes, the data, and a 2-byte count as the only reply.
+    /// Patterns bulk (default matrix: 000's block × blocks) and pingpong
+    /// (001's sizes 512 B … 32 KiB, one write each).
+    Dimtass,
+    /// Byte-exact echo, for stock OpenAMP / TI / ADI echo firmware. Pattern
+    /// pingpong.
+    Raw,
 }
 
 #[derive(Debug, Args)]
@@ -99,19 +118,46 @@ pub struct FloorArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A link to measure; repeat for several. Default: every local link.
-    /// Kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty
-    /// (`icbench links` shows their parameters, e.g. `shm?wait=futex`).
+    /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;
+    /// remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their
+    /// parameters, e.g. `shm?wait=futex`).
     #[arg(long = "link", short = 'L', value_name = "SPEC")]
     pub links: Vec<String>,
 
-    /// A pattern to run; repeat for several. Default: pingpong and stream.
+    /// A pattern to run; repeat for several. Default: pingpong and stream
+    /// (dimtass: bulk and pingpong; raw: pingpong).
     #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
     pub patterns: Vec<PatternArg>,
 
-    /// Message sizes: a list and/or log2 sweeps, binary units
-    /// (e.g. `64,4K` or `1-64K`).
-    #[arg(long, short = 's', default_value = "1-64K", value_name = "SIZES")]
-    pub sizes: String,
+    /// Message sizes (bulk: block sizes): a list and/or log2 sweeps, binary
+    /// units (e.g. `64,4K` or `1-64K`). Default 1-64K; dimtass pingpong
+    /// 512-32K.
+    #[arg(long, short = 's', value_name = "SIZES")]
+    pub sizes: Option<String>,
+
+    /// Bulk: blocks per transfer, a list (e.g. `1,2,4,8`). Without it and
+    /// without --sizes, bulk runs seed 000's matrix: 512×1, 512×2, 512×4,
+    /// 512×8, 1024×1, 1024×2, 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
+    #[arg(long, value_name = "N,N…")]
+    pub blocks: Option<String>,
+
+    /// The wire protocol spoken to the peer. Default: icbench's own local
+    /// peer with its control protocol (local links only). Remote links
+    /// (tty:, serial:) need one.
+    #[arg(long, value_enum, value_name = "PROTOCOL")]
+    pub protocol: Option<ProtocolArg>,
+
+    /// Start this program as the peer (split on spaces; `{path}` becomes
+    /// the device the link offers, e.g. the pty's slave), e.g.
+    /// `--peer-cmd 'firmware/build/icb-peer --path {path}'`. Needs --protocol.
+    #[arg(long, value_name = "CMD")]
+    pub peer_cmd: Option<String>,
+
+    /// The peer runs under emulation (QEMU): the run is labelled so, its
+    /// timings mean nothing; it checks framing, fragmentation, integrity and
+    /// the handshake.
+    #[arg(long)]
+    pub emulated: bool,
 
     #[command(flatten)]
     pub cpus: CpuArgs,
@@ -156,8 +202,9 @@ pub struct RunArgs {
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
 
-    /// (testing) Make the peer misbehave: die-after=N, hang-after=N or
-    /// corrupt-after=N data messages.
+    /// (testing) Make the first peer of each link misbehave: die-after=N,
+    /// hang-after=N, corrupt-after=N data messages; for icb-peer also
+    /// garbage-after=N, truncate-after=N, crc-after=N replies.
     #[arg(long, hide = true, value_name = "FAULT")]
     pub peer_fault: Option<String>,
 }

@@ -1,10 +1,11 @@
-//! The local links, one module each, and the dispatch from a spec (host
+//! The links, one module each (local ones and the remote `tty`/`serial`), and the dispatch from a spec (host
 //! end) or a handoff text (peer end) to them.
 
 mod mq;
 mod netlink;
 mod shm;
 mod stream;
+mod tty;
 
 use crate::{Abort, Handoff, Link, LinkError, LinkSpec};
 
@@ -18,6 +19,7 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
         "mq" => mq::open(abort),
         "netlink" => netlink::open(abort),
         "shm" => shm::open(spec, abort),
+        "tty" | "serial" => tty::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
 }
