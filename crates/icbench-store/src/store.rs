@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, PeerMode, RunMeta,
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, PeerMode, RunMeta,
     RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -261,6 +261,7 @@ impl Store {
                     to_i64(path, "cell elapsed_ns", d.elapsed_ns)?,
                     to_i64(path, "cell warmup_messages", d.warmup_messages)?,
                     d.window,
+                    to_i64(path, "cell tx_busy", d.counters.tx_busy)?,
                 ));
                 if let Some(h) = &d.latency {
                     histogram =
@@ -277,9 +278,9 @@ impl Store {
                 max_bytes = Some(to_i64(path, "cell max_bytes", *m)?);
             }
         }
-        let (messages, bytes, elapsed_ns, warmup_messages, window) = match measured {
-            Some((m, b, e, w, win)) => (Some(m), Some(b), Some(e), Some(w), win),
-            None => (None, None, None, None, None),
+        let (messages, bytes, elapsed_ns, warmup_messages, window, tx_busy) = match measured {
+            Some((m, b, e, w, win, busy)) => (Some(m), Some(b), Some(e), Some(w), win, Some(busy)),
+            None => (None, None, None, None, None, None),
         };
 
         let tx = self
@@ -299,8 +300,8 @@ impl Store {
         tx.execute(
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, tx_busy
+             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 run.0,
                 seq,
@@ -316,6 +317,7 @@ impl Store {
                 elapsed_ns,
                 warmup_messages,
                 window,
+                tx_busy,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -459,7 +461,7 @@ impl Store {
             .prepare(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob
+                        h.blob, h.clamped, s.count, s.blob, c.tx_busy
                  FROM cells c
                  LEFT JOIN cell_histograms h ON h.cell_id = c.id AND h.metric = ?2
                  LEFT JOIN cell_raw_samples s ON s.cell_id = c.id
@@ -486,6 +488,7 @@ impl Store {
                     hist_clamped: r.get(13)?,
                     raw_count: r.get(14)?,
                     raw_blob: r.get(15)?,
+                    tx_busy: r.get(16)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -656,6 +659,7 @@ struct CellRow {
     hist_clamped: Option<u64>,
     raw_count: Option<u64>,
     raw_blob: Option<Vec<u8>>,
+    tx_busy: Option<u64>,
 }
 
 impl CellRow {
@@ -689,6 +693,7 @@ impl CellRow {
                     latency,
                     raw_ns,
                     window: self.window,
+                    counters: LinkCounters { tx_busy: self.tx_busy.unwrap_or(0) },
                 })
             }
             "failed" => CellOutcome::Failed { reason: self.reason.unwrap_or_default() },
