@@ -141,7 +141,11 @@ fn measure_cell(
     pattern: Pattern,
     size: usize,
 ) -> (Option<CellOutcome>, Option<Session>) {
-    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), cfg.stop);
+    if let Err(e) = s.host.set_pipelined(pattern == Pattern::Stream) {
+        s.close(false);
+        return (Some(CellOutcome::Failed { reason: e.to_string() }), None);
+    }
+    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
     let result = match pattern {
         Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
         Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
@@ -162,8 +166,14 @@ fn measure_cell(
     let exit = s.peer_exit();
     let reason = match (fired, &err) {
         (Some(Fired::Timeout), _) => {
-            format!("timeout: no reply from the peer within {} s", cfg.timeout.as_secs_f64())
+            let mut r =
+                format!("timeout: no reply from the peer within {} s", cfg.timeout.as_secs_f64());
+            if let Some(stall) = s.host.stalled_in() {
+                r = format!("{r}; {stall}");
+            }
+            r
         }
+        (Some(Fired::Unhealthy(why)), _) => why,
         (Some(Fired::PeerDied), _) | (_, CellError::Link(LinkError::PeerClosed)) => {
             // Let the peer's end settle so its exit status is known.
             let closed = s.close(false);

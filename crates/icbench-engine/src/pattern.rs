@@ -62,7 +62,9 @@ pub fn pingpong(
     let mut tx = payload.buffer();
     let mut rx = vec![0u8; size.max(RX_MIN)];
     let zero_copy = link.caps().zero_copy;
-    let mut phase = |count: u32, mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
+    let mut phase = |link: &mut dyn Link,
+                     count: u32,
+                     mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
         link.send(&Op::Echo { size: size as u32, count }.encode())?;
         let mut sum = 0u64;
         for seq in 0..u64::from(count) {
@@ -101,12 +103,14 @@ pub fn pingpong(
         }
         Ok::<u64, CellError>(sum)
     };
-    let probe = phase(PROBE_MESSAGES, None)?;
+    let probe = phase(link, PROBE_MESSAGES, None)?;
     let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
-    phase(warm, None)?;
+    phase(link, warm, None)?;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
-    let elapsed_ns = phase(measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let before = link.counters();
+    let elapsed_ns = phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let counters = link.counters().since(before);
     Ok(CellData {
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
@@ -115,6 +119,7 @@ pub fn pingpong(
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
+        counters,
     })
 }
 
@@ -134,7 +139,7 @@ pub fn stream(
     // holds two messages cannot deadlock (the peer blocked sending a credit
     // while the host is blocked sending data).
     let credit_every = window / 2;
-    let mut phase = |count: u32| -> Result<u64, CellError> {
+    let mut phase = |link: &mut dyn Link, count: u32| -> Result<u64, CellError> {
         link.send(&Op::Sink { size: size as u32, count, credit_every }.encode())?;
         let (mut sent, mut acked) = (0u32, 0u32);
         let t0 = now_ns();
@@ -155,11 +160,13 @@ pub fn stream(
         Ok(now_ns() - t0)
     };
     let probe_count = window * 2;
-    let probe = phase(probe_count)?;
+    let probe = phase(link, probe_count)?;
     let (warm, measure) =
         counts(probe as f64 / f64::from(probe_count), budget, u64::from(window) * 4, 50_000_000);
-    phase(warm)?;
-    let elapsed_ns = phase(measure)?;
+    phase(link, warm)?;
+    let before = link.counters();
+    let elapsed_ns = phase(link, measure)?;
+    let counters = link.counters().since(before);
     Ok(CellData {
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
@@ -168,5 +175,6 @@ pub fn stream(
         latency: None,
         raw_ns: None,
         window: Some(window),
+        counters,
     })
 }
