@@ -62,47 +62,48 @@ pub fn pingpong(
     let mut tx = payload.buffer();
     let mut rx = vec![0u8; size.max(RX_MIN)];
     let zero_copy = link.caps().zero_copy;
-    let mut phase = |link: &mut dyn Link,
-                     count: u32,
-                     mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
-        link.send(&Op::Echo { size: size as u32, count }.encode())?;
-        let mut sum = 0u64;
-        for seq in 0..u64::from(count) {
-            Payload::stamp(&mut tx, seq);
-            let (t0, t1, same) = if zero_copy {
-                let t0 = now_ns();
-                link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
-                let mut t1 = 0;
-                let mut same = false;
-                link.recv_with(size, &mut rx, &mut |m| {
-                    t1 = now_ns();
-                    same = m == &tx[..];
-                })?;
-                (t0, t1, same)
-            } else {
-                let t0 = now_ns();
-                link.send(&tx)?;
-                link.recv(&mut rx, size)?;
-                let t1 = now_ns();
-                (t0, t1, rx[..size] == tx[..])
-            };
-            progress.store(seq + 1, Ordering::Relaxed);
-            if !same {
-                let offset =
-                    if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
-                return Err(CellError::Corrupt { seq, size, offset });
-            }
-            let rtt = t1.saturating_sub(t0);
-            sum += rtt;
-            if let Some((hist, raw, keep)) = rec.as_mut() {
-                hist.record(rtt);
-                if *keep {
-                    raw.push(rtt);
+    let mut phase =
+        |link: &mut dyn Link,
+         count: u32,
+         mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
+            link.send(&Op::Echo { size: size as u32, count }.encode())?;
+            let mut sum = 0u64;
+            for seq in 0..u64::from(count) {
+                Payload::stamp(&mut tx, seq);
+                let (t0, t1, same) = if zero_copy {
+                    let t0 = now_ns();
+                    link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
+                    let mut t1 = 0;
+                    let mut same = false;
+                    link.recv_with(size, &mut rx, &mut |m| {
+                        t1 = now_ns();
+                        same = m == &tx[..];
+                    })?;
+                    (t0, t1, same)
+                } else {
+                    let t0 = now_ns();
+                    link.send(&tx)?;
+                    link.recv(&mut rx, size)?;
+                    let t1 = now_ns();
+                    (t0, t1, rx[..size] == tx[..])
+                };
+                progress.store(seq + 1, Ordering::Relaxed);
+                if !same {
+                    let offset =
+                        if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
+                    return Err(CellError::Corrupt { seq, size, offset });
+                }
+                let rtt = t1.saturating_sub(t0);
+                sum += rtt;
+                if let Some((hist, raw, keep)) = rec.as_mut() {
+                    hist.record(rtt);
+                    if *keep {
+                        raw.push(rtt);
+                    }
                 }
             }
-        }
-        Ok::<u64, CellError>(sum)
-    };
+            Ok::<u64, CellError>(sum)
+        };
     let probe = phase(link, PROBE_MESSAGES, None)?;
     let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
     phase(link, warm, None)?;

@@ -39,6 +39,14 @@ impl Session {
     ) -> Result<Session, String> {
         let abort = Abort::new();
         let (host, handoff) = icbench_link::open(spec, abort.clone()).map_err(|e| e.to_string())?;
+        if handoff.is_remote() {
+            // Until the remote protocols are wired in, only a stand-in
+            // (emulate=…) has a peer this engine can start.
+            return Err(format!(
+                "the peer of {spec} is the remote core, not a local process: it needs a remote \
+                 protocol (icb, raw, dimtass), which this build does not speak yet"
+            ));
+        }
         let peer = match &cfg.peer {
             PeerLaunch::Process { exe, args } => {
                 let mut cmd = Command::new(exe);

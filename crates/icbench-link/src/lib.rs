@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub use error::LinkError;
 pub use icbench_model::{LinkCaps, LinkCounters};
 pub use roots::Roots;
-pub use sysfs::SysfsError;
 pub use spec::{ADDR, KINDS, LinkSpec, SpecError, TEXT, parse_addr};
+pub use sysfs::SysfsError;
 
 /// Set by the watchdog (or on teardown) to make a blocked or spinning link
 /// call return [`LinkError::Aborted`]. Blocking system calls are woken by a
@@ -165,6 +165,14 @@ pub struct Handoff {
     /// Descriptors the peer end uses. A child process must inherit them at
     /// the same numbers; the host closes its copies once the peer is started.
     pub fds: Vec<OwnedFd>,
+}
+
+impl Handoff {
+    /// The peer end is a remote core reached through a device (rpmsg): no
+    /// local peer can be attached; a remote protocol must speak to it.
+    pub fn is_remote(&self) -> bool {
+        self.fds.is_empty() && self.text.starts_with("remote:")
+    }
 }
 
 /// Opens a link: sets up its resources and returns the host end and the

@@ -82,7 +82,11 @@ pub fn find(roots: &Roots, which: &str) -> Result<Remoteproc, SysfsError> {
     } else {
         which.to_string()
     };
-    if let Some(r) = all.iter().find(|r| r.id == id).or_else(|| all.iter().find(|r| r.name.as_deref() == Some(which))) {
+    if let Some(r) = all
+        .iter()
+        .find(|r| r.id == id)
+        .or_else(|| all.iter().find(|r| r.name.as_deref() == Some(which)))
+    {
         return Ok(r.clone());
     }
     let known: Vec<String> = all.iter().map(Remoteproc::label).collect();
@@ -136,8 +140,9 @@ pub fn load(r: &Remoteproc, firmware: &str) -> Result<(), SysfsError> {
             r.id
         )));
     }
-    write_attr(&r.dir, "firmware", firmware)
-        .map_err(|e| SysfsError::Failed(format!("loading '{firmware}' into {} failed: {e}", r.label())))
+    write_attr(&r.dir, "firmware", firmware).map_err(|e| {
+        SysfsError::Failed(format!("loading '{firmware}' into {} failed: {e}", r.label()))
+    })
 }
 
 /// The remoteproc whose device tree holds `device` (any sysfs path under
@@ -147,8 +152,11 @@ pub fn owning(device: &Path) -> Option<Remoteproc> {
     let real = std::fs::canonicalize(device).ok()?;
     real.ancestors().find_map(|dir| {
         let name = dir.file_name()?.to_str()?;
-        let is_rproc = name.strip_prefix("remoteproc").is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
-        (is_rproc && dir.join("state").is_file()).then(|| Remoteproc::read(name.to_string(), dir.to_path_buf()))
+        let is_rproc = name
+            .strip_prefix("remoteproc")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        (is_rproc && dir.join("state").is_file())
+            .then(|| Remoteproc::read(name.to_string(), dir.to_path_buf()))
     })
 }
 
@@ -245,7 +253,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(r1.dir.join("state")).unwrap(), "start");
         let r0 = find(&roots, "0").unwrap();
         let e = load(&r0, "other.elf").unwrap_err().to_string();
-        assert!(e.contains("remoteproc0 (m4) is running") && e.contains("icbench remote stop remoteproc0"), "{e}");
+        assert!(
+            e.contains("remoteproc0 (m4) is running")
+                && e.contains("icbench remote stop remoteproc0"),
+            "{e}"
+        );
         assert_eq!(start(&r0).unwrap_err().to_string(), "remoteproc0 (m4) is already running");
         stop(&r0).unwrap();
         assert_eq!(std::fs::read_to_string(r0.dir.join("state")).unwrap(), "stop");

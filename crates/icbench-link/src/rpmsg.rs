@@ -13,9 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Roots;
 use crate::remoteproc::{self, Remoteproc};
 use crate::sysfs::{SysfsError, entries, read_attr, read_u32, write_attr};
-use crate::Roots;
 
 /// The driver channels are bound to by default.
 pub const CHARDEV_DRIVER: &str = "rpmsg_chrdev";
@@ -222,7 +222,13 @@ pub(crate) mod fake {
 
     /// Adds a char device `node` (rpmsgK or rpmsg_ctrlN) below `parent`,
     /// its class entry and its /dev node (a plain file).
-    pub(crate) fn chardev(sys: &Path, dev: &Path, parent: &Path, node: &str, attrs: &[(&str, &str)]) {
+    pub(crate) fn chardev(
+        sys: &Path,
+        dev: &Path,
+        parent: &Path,
+        node: &str,
+        attrs: &[(&str, &str)],
+    ) {
         let dir = parent.join("rpmsg").join(node);
         std::fs::create_dir_all(&dir).unwrap();
         for (k, v) in attrs {
@@ -264,10 +270,18 @@ mod tests {
     #[test]
     fn unknown_channels_and_drivers_are_named_with_what_exists() {
         let (_d, roots) = tree();
-        assert!(bind(&roots, "virtio0.x.-1.1", CHARDEV_DRIVER).unwrap_err().to_string().contains("lists none"));
+        assert!(
+            bind(&roots, "virtio0.x.-1.1", CHARDEV_DRIVER)
+                .unwrap_err()
+                .to_string()
+                .contains("lists none")
+        );
         channel(&roots.sys, "rpmsg-raw", -1, 30);
         let e = bind(&roots, "virtio0.x.-1.1", CHARDEV_DRIVER).unwrap_err();
-        assert_eq!(e.to_string(), "no rpmsg channel 'virtio0.x.-1.1': use one of virtio0.rpmsg-raw.-1.30");
+        assert_eq!(
+            e.to_string(),
+            "no rpmsg channel 'virtio0.x.-1.1': use one of virtio0.rpmsg-raw.-1.30"
+        );
         assert!(matches!(e, SysfsError::NotFound(_)));
         let e = bind(&roots, "virtio0.rpmsg-raw.-1.30", "rpmsg_tty").unwrap_err().to_string();
         assert!(e.starts_with("no rpmsg driver 'rpmsg_tty'"), "{e}");
@@ -280,16 +294,28 @@ mod tests {
         let raw = channel(&roots.sys, "rpmsg-raw", -1, 30);
         let ctrl = channel(&roots.sys, "rpmsg_ctrl", 0, 0);
         chardev(&roots.sys, &roots.dev, &ctrl, "rpmsg_ctrl0", &[]);
-        chardev(&roots.sys, &roots.dev, &raw, "rpmsg0", &[("name", "rpmsg-raw"), ("src", "1025"), ("dst", "30")]);
+        chardev(
+            &roots.sys,
+            &roots.dev,
+            &raw,
+            "rpmsg0",
+            &[("name", "rpmsg-raw"), ("src", "1025"), ("dst", "30")],
+        );
         crate::remoteproc::fake::write(&roots.dev.join("ttyRPMSG0"), "");
         let d = discover(&roots);
         assert_eq!(d.channels.len(), 2);
         let c = &d.channels[0];
-        assert_eq!((c.device.as_str(), c.src, c.dst), ("virtio0.rpmsg-raw.-1.30", Some(u32::MAX), Some(30)));
+        assert_eq!(
+            (c.device.as_str(), c.src, c.dst),
+            ("virtio0.rpmsg-raw.-1.30", Some(u32::MAX), Some(30))
+        );
         assert_eq!(c.chardevs, ["rpmsg0"]);
         assert_eq!(c.remote.as_deref(), Some("remoteproc0"));
         assert_eq!(d.endpoints.len(), 1);
-        assert_eq!(endpoint_spec(&d.endpoints[0]), format!("rpmsg:{}", roots.dev.join("rpmsg0").display()));
+        assert_eq!(
+            endpoint_spec(&d.endpoints[0]),
+            format!("rpmsg:{}", roots.dev.join("rpmsg0").display())
+        );
         assert_eq!((d.endpoints[0].src, d.endpoints[0].dst), (Some(1025), Some(30)));
         assert_eq!(d.ctrl.len(), 1);
         assert_eq!(

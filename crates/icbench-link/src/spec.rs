@@ -54,8 +54,20 @@ pub const KINDS: &[KindInfo] = &[
         help: "SPSC ring in shared memory between the two processes",
         default: true,
     },
-    KindInfo { name: "pipe", params: &[], path: "", help: "two pipes, one per direction", default: true },
-    KindInfo { name: "unix", params: &[], path: "", help: "unix stream socket pair", default: true },
+    KindInfo {
+        name: "pipe",
+        params: &[],
+        path: "",
+        help: "two pipes, one per direction",
+        default: true,
+    },
+    KindInfo {
+        name: "unix",
+        params: &[],
+        path: "",
+        help: "unix stream socket pair",
+        default: true,
+    },
     KindInfo {
         name: "seqpacket",
         params: &[],
@@ -64,7 +76,13 @@ pub const KINDS: &[KindInfo] = &[
         default: true,
     },
     KindInfo { name: "mq", params: &[], path: "", help: "two POSIX message queues", default: true },
-    KindInfo { name: "tcp", params: &[], path: "", help: "TCP over loopback, TCP_NODELAY", default: true },
+    KindInfo {
+        name: "tcp",
+        params: &[],
+        path: "",
+        help: "TCP over loopback, TCP_NODELAY",
+        default: true,
+    },
     KindInfo {
         name: "netlink",
         params: &[],
@@ -83,10 +101,22 @@ pub const KINDS: &[KindInfo] = &[
         name: "rpmsg",
         params: &[
             ("mtu", &[], "largest payload per message, B (default 496: 512 B virtio buffers)"),
-            ("io", &["auto", "block", "poll"], "auto: blocking for pingpong, O_NONBLOCK + poll for stream"),
-            ("remote", TEXT, "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)"),
+            (
+                "io",
+                &["auto", "block", "poll"],
+                "auto: blocking for pingpong, O_NONBLOCK + poll for stream",
+            ),
+            (
+                "remote",
+                TEXT,
+                "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)",
+            ),
             ("emulate", &["seqpacket"], "stand-in: a seqpacket pair and a local peer, no device"),
-            ("sndbuf", &[], "emulate: SO_SNDBUF of the stand-in, B (small = a full TX ring sooner)"),
+            (
+                "sndbuf",
+                &[],
+                "emulate: SO_SNDBUF of the stand-in, B (small = a full TX ring sooner)",
+            ),
         ],
         path: "/dev/rpmsgN",
         help: "an rpmsg_char endpoint device: one message per write and per read",
@@ -99,8 +129,16 @@ pub const KINDS: &[KindInfo] = &[
             ("src", ADDR, "local address (default any; fixed ones are >= 1024)"),
             ("dst", ADDR, "the remote endpoint's address (required)"),
             ("mtu", &[], "largest payload per message, B (default 496)"),
-            ("io", &["auto", "block", "poll"], "auto: blocking for pingpong, O_NONBLOCK + poll for stream"),
-            ("remote", TEXT, "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)"),
+            (
+                "io",
+                &["auto", "block", "poll"],
+                "auto: blocking for pingpong, O_NONBLOCK + poll for stream",
+            ),
+            (
+                "remote",
+                TEXT,
+                "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)",
+            ),
             ("emulate", &["seqpacket"], "stand-in: fake ioctls on a temp sysfs, a seqpacket pair"),
             ("sndbuf", &[], "emulate: SO_SNDBUF of the stand-in, B"),
         ],
@@ -274,8 +312,8 @@ mod tests {
 
     #[test]
     fn rpmsg_specs_take_a_path_text_and_addresses() {
-        let s = LinkSpec::parse("rpmsg-ctrl:/dev/rpmsg_ctrl0?name=rpmsg-raw&src=0x400&dst=30")
-            .unwrap();
+        let s =
+            LinkSpec::parse("rpmsg-ctrl:/dev/rpmsg_ctrl0?name=rpmsg-raw&src=0x400&dst=30").unwrap();
         assert_eq!(s.path.as_deref(), Some("/dev/rpmsg_ctrl0"));
         assert_eq!(s.param("name"), Some("rpmsg-raw"));
         assert_eq!(parse_addr("0x400"), Some(1024));

@@ -30,19 +30,24 @@ pub(crate) fn read_u32(dir: &Path, attr: &str) -> Option<u32> {
     if let Some(h) = v.strip_prefix("0x") {
         return u32::from_str_radix(h, 16).ok();
     }
-    v.parse::<i64>().ok().and_then(|n| if n < 0 { u32::try_from(n & 0xffff_ffff).ok() } else { u32::try_from(n).ok() })
+    v.parse::<i64>().ok().and_then(|n| {
+        if n < 0 { u32::try_from(n & 0xffff_ffff).ok() } else { u32::try_from(n).ok() }
+    })
 }
 
 /// Writes `value` to `<dir>/<attr>` in one write. The attribute must exist
 /// (sysfs attributes are never created by writing).
 pub(crate) fn write_attr(dir: &Path, attr: &str, value: &str) -> Result<(), SysfsError> {
     let path = dir.join(attr);
-    let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(&path).map_err(|e| {
-        match e.kind() {
-            std::io::ErrorKind::NotFound => SysfsError::NotFound(format!("{} does not exist", path.display())),
+    let mut f =
+        std::fs::OpenOptions::new().write(true).truncate(true).open(&path).map_err(|e| match e
+            .kind()
+        {
+            std::io::ErrorKind::NotFound => {
+                SysfsError::NotFound(format!("{} does not exist", path.display()))
+            }
             _ => SysfsError::Failed(explain_write(&path, value, &e)),
-        }
-    })?;
+        })?;
     f.write_all(value.as_bytes()).map_err(|e| SysfsError::Failed(explain_write(&path, value, &e)))
 }
 
@@ -53,9 +58,15 @@ fn explain_write(path: &Path, value: &str, e: &std::io::Error) -> String {
             "writing '{v}' to {} was denied: sysfs writes need root (run with sudo)",
             path.display()
         ),
-        Some(libc::EBUSY) => format!("writing '{v}' to {}: the kernel says busy (EBUSY)", path.display()),
-        Some(libc::EINVAL) => format!("writing '{v}' to {}: the kernel refused the value (EINVAL)", path.display()),
-        Some(libc::ENODEV) => format!("writing '{v}' to {}: no such device (ENODEV)", path.display()),
+        Some(libc::EBUSY) => {
+            format!("writing '{v}' to {}: the kernel says busy (EBUSY)", path.display())
+        }
+        Some(libc::EINVAL) => {
+            format!("writing '{v}' to {}: the kernel refused the value (EINVAL)", path.display())
+        }
+        Some(libc::ENODEV) => {
+            format!("writing '{v}' to {}: no such device (ENODEV)", path.display())
+        }
         _ => format!("writing '{v}' to {}: {e}", path.display()),
     }
 }
@@ -88,9 +99,12 @@ mod tests {
     #[test]
     fn numbers_read_as_the_kernel_prints_them() {
         let d = tempfile::tempdir().unwrap();
-        for (name, text, want) in
-            [("a", "1024\n", Some(1024)), ("b", "-1\n", Some(u32::MAX)), ("c", "0x35", Some(53)), ("d", "x", None)]
-        {
+        for (name, text, want) in [
+            ("a", "1024\n", Some(1024)),
+            ("b", "-1\n", Some(u32::MAX)),
+            ("c", "0x35", Some(53)),
+            ("d", "x", None),
+        ] {
             std::fs::write(d.path().join(name), text).unwrap();
             assert_eq!(read_u32(d.path(), name), want, "{text}");
         }
@@ -104,7 +118,10 @@ mod tests {
         write_attr(d.path(), "state", "start").unwrap();
         assert_eq!(std::fs::read_to_string(d.path().join("state")).unwrap(), "start");
         let e = write_attr(d.path(), "nope", "x").unwrap_err();
-        assert!(matches!(e, SysfsError::NotFound(ref m) if m.ends_with("nope does not exist")), "{e}");
+        assert!(
+            matches!(e, SysfsError::NotFound(ref m) if m.ends_with("nope does not exist")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -252,6 +252,9 @@ mod tests {
         assert!(!quiet.contains(TX_BUSY), "{quiet}");
         let busy = stream_table(&[row(0), row(17)]).to_string();
         assert!(busy.contains(TX_BUSY), "{busy}");
-        assert!(busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")), "{busy}");
+        assert!(
+            busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
+            "{busy}"
+        );
     }
 }

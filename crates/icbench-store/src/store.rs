@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, PeerMode, RunMeta,
-    RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, PeerMode,
+    RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 

@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, Pattern, PeerMode,
-    RunMeta, RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, Pattern,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 

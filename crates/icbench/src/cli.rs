@@ -23,10 +23,22 @@ pub struct Cli {
     pub command: Command,
     /// Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree
     /// for tests.
-    #[arg(long, global = true, env = "ICBENCH_SYSFS_ROOT", default_value = "/sys", value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        env = "ICBENCH_SYSFS_ROOT",
+        default_value = "/sys",
+        value_name = "DIR"
+    )]
     pub sysfs_root: PathBuf,
     /// Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*).
-    #[arg(long, global = true, env = "ICBENCH_DEV_ROOT", default_value = "/dev", value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        env = "ICBENCH_DEV_ROOT",
+        default_value = "/dev",
+        value_name = "DIR"
+    )]
     pub dev_root: PathBuf,
 }
 

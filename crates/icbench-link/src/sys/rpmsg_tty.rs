@@ -81,7 +81,13 @@ mod tests {
     #[test]
     fn writes_are_split_at_the_mtu_one_message_each() {
         // A seqpacket pair shows the pieces as the messages they would be.
-        let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None).unwrap();
+        let (a, b) = rustix::net::socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap();
         let mut c = LinkCounters::default();
         let msg: Vec<u8> = (0..1200u32).map(|i| i as u8).collect();
         write_chunked(&a, &msg, DEFAULT_MTU, &mut c, &Abort::new()).unwrap();
@@ -100,7 +106,13 @@ mod tests {
 
     #[test]
     fn a_full_ring_is_backed_off_and_counted() {
-        let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC | SocketFlags::NONBLOCK, None).unwrap();
+        let (a, b) = rustix::net::socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+            None,
+        )
+        .unwrap();
         rustix::net::sockopt::set_socket_send_buffer_size(&a, 4096).unwrap();
         let piece = [5u8; 400];
         let mut filled = 0;

@@ -19,7 +19,8 @@ fn addr(a: Option<u32>) -> String {
 fn kinds() {
     println!("link kinds:");
     for k in KINDS {
-        let head = if k.path.is_empty() { k.name.to_string() } else { format!("{}:{}", k.name, k.path) };
+        let head =
+            if k.path.is_empty() { k.name.to_string() } else { format!("{}:{}", k.name, k.path) };
         println!("  --link {head:<10} {}", k.help);
         for (name, values, help) in k.params {
             let v = match *values {
@@ -30,7 +31,9 @@ fn kinds() {
             println!("      {}?{name}={v:<16} {help}", k.name);
         }
     }
-    println!("\n`icbench run` with no --link measures every local link, and shm?wait=futex besides.");
+    println!(
+        "\n`icbench run` with no --link measures every local link, and shm?wait=futex besides."
+    );
 }
 
 fn offers(d: &Discovery, roots: &Roots) {
@@ -45,7 +48,12 @@ fn offers(d: &Discovery, roots: &Roots) {
     if !d.remoteprocs.is_empty() {
         println!("\nremote processors:");
         for r in &d.remoteprocs {
-            println!("  {:<14} {:<10} firmware {}", r.label(), r.state, r.firmware.as_deref().unwrap_or("?"));
+            println!(
+                "  {:<14} {:<10} firmware {}",
+                r.label(),
+                r.state,
+                r.firmware.as_deref().unwrap_or("?")
+            );
         }
     }
     if !d.channels.is_empty() {
@@ -67,7 +75,9 @@ fn offers(d: &Discovery, roots: &Roots) {
             }
         }
     }
-    for (title, nodes) in [("rpmsg_ctrl devices", &d.ctrl), ("rpmsg endpoint devices", &d.endpoints)] {
+    for (title, nodes) in
+        [("rpmsg_ctrl devices", &d.ctrl), ("rpmsg endpoint devices", &d.endpoints)]
+    {
         if nodes.is_empty() {
             continue;
         }
@@ -78,7 +88,11 @@ fn offers(d: &Discovery, roots: &Roots) {
                 _ => String::new(),
             };
             if title.starts_with("rpmsg_ctrl") {
-                println!("  {}{what}  (--link 'rpmsg-ctrl:{}?name=NAME&dst=DST')", n.path.display(), n.path.display());
+                println!(
+                    "  {}{what}  (--link 'rpmsg-ctrl:{}?name=NAME&dst=DST')",
+                    n.path.display(),
+                    n.path.display()
+                );
             } else {
                 println!("  --link {}{what}", rpmsg::endpoint_spec(n));
             }

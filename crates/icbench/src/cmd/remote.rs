@@ -89,7 +89,11 @@ pub fn remote(roots: &Roots, c: &RemoteCommand) -> Result<ExitCode> {
         RemoteCommand::Start(w) => {
             let r = pick(roots, w)?;
             remoteproc::start(&r).map_err(sysfs_err)?;
-            println!("{}: start requested (firmware '{}')", r.label(), r.firmware.as_deref().unwrap_or("?"));
+            println!(
+                "{}: start requested (firmware '{}')",
+                r.label(),
+                r.firmware.as_deref().unwrap_or("?")
+            );
         }
         RemoteCommand::Stop(w) => {
             let r = pick(roots, w)?;

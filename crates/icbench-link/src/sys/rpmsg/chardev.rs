@@ -81,7 +81,12 @@ pub(crate) struct RpmsgLink {
 }
 
 impl RpmsgLink {
-    pub(crate) fn new(fd: OwnedFd, mtu: usize, mode: IoMode, abort: Abort) -> Result<RpmsgLink, LinkError> {
+    pub(crate) fn new(
+        fd: OwnedFd,
+        mtu: usize,
+        mode: IoMode,
+        abort: Abort,
+    ) -> Result<RpmsgLink, LinkError> {
         let mut l = RpmsgLink {
             fd,
             mtu,
@@ -111,7 +116,8 @@ impl RpmsgLink {
         if on == self.nonblocking {
             return Ok(());
         }
-        let fl = rustix::fs::fcntl_getfl(&self.fd).map_err(|e| LinkError::sys("fcntl(F_GETFL)", e))?;
+        let fl =
+            rustix::fs::fcntl_getfl(&self.fd).map_err(|e| LinkError::sys("fcntl(F_GETFL)", e))?;
         let fl = if on { fl | OFlags::NONBLOCK } else { fl - OFlags::NONBLOCK };
         rustix::fs::fcntl_setfl(&self.fd, fl).map_err(|e| LinkError::sys("fcntl(F_SETFL)", e))?;
         self.nonblocking = on;
@@ -151,7 +157,12 @@ impl Drop for RpmsgLink {
 
 impl Link for RpmsgLink {
     fn caps(&self) -> LinkCaps {
-        LinkCaps { max_msg_bytes: self.mtu, message_boundaries: true, zero_copy: false, shared_clock: false }
+        LinkCaps {
+            max_msg_bytes: self.mtu,
+            message_boundaries: true,
+            zero_copy: false,
+            shared_clock: false,
+        }
     }
 
     #[inline]
@@ -168,7 +179,10 @@ impl Link for RpmsgLink {
                     return Ok(());
                 }
                 Ok(n) => {
-                    return Err(LinkError::Framing(format!("wrote {n} B of a {} B message", msg.len())));
+                    return Err(LinkError::Framing(format!(
+                        "wrote {n} B of a {} B message",
+                        msg.len()
+                    )));
                 }
                 Err(Errno::AGAIN | Errno::NOMEM) => {
                     // No free TX buffer (rpmsg_trysend): count it, wait for room.
@@ -222,9 +236,11 @@ impl Link for RpmsgLink {
 
     fn stalled_in(&self) -> Option<String> {
         self.stall.map(|s| match s {
-            Stall::Write => "blocked in write(): the kernel's virtio rpmsg send waits up to 15 s for a free \
+            Stall::Write => {
+                "blocked in write(): the kernel's virtio rpmsg send waits up to 15 s for a free \
                              TX buffer, and the remote is not taking messages"
-                .to_string(),
+                    .to_string()
+            }
             Stall::PollOut => format!(
                 "waiting in poll() for a free TX buffer: the remote is not taking messages \
                  (sends refused with EAGAIN so far: {})",
@@ -257,7 +273,9 @@ pub(crate) fn explain_open(path: &str, e: Errno) -> String {
              rule (SUBSYSTEM==\"rpmsg\", MODE=\"0660\", GROUP=\"dialout\")"
         ),
         Errno::NXIO | Errno::NODEV => {
-            format!("{path} has no driver behind it ({e}): the channel went away; is the remote running?")
+            format!(
+                "{path} has no driver behind it ({e}): the channel went away; is the remote running?"
+            )
         }
         Errno::INVAL => format!(
             "the kernel could not create the endpoint behind {path} (EINVAL): its address may be in \
@@ -274,8 +292,13 @@ mod tests {
 
     /// The stand-in device: a seqpacket pair, host end as an RpmsgLink.
     fn pair(mtu: usize, mode: IoMode, sndbuf: Option<usize>) -> (RpmsgLink, OwnedFd) {
-        let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)
-            .unwrap();
+        let (a, b) = rustix::net::socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap();
         if let Some(n) = sndbuf {
             sockopt::set_socket_send_buffer_size(&a, n).unwrap();
         }
@@ -391,7 +414,10 @@ mod tests {
         fill(&l, &msg);
         let (tx, rx) = std::sync::mpsc::channel();
         let host = std::thread::spawn(move || {
-            tx.send((rustix::thread::gettid().as_raw_nonzero().get(), unsafe { libc::pthread_self() })).unwrap();
+            tx.send((rustix::thread::gettid().as_raw_nonzero().get(), unsafe {
+                libc::pthread_self()
+            }))
+            .unwrap();
             let r = l.send(&msg);
             (l, r)
         });

@@ -69,7 +69,11 @@ pub(crate) struct EmulatedEpt {
 }
 
 impl EmulatedEpt {
-    pub(crate) fn new(roots: &Roots, dev_dir: &Path, sndbuf: Option<usize>) -> Result<EmulatedEpt, LinkError> {
+    pub(crate) fn new(
+        roots: &Roots,
+        dev_dir: &Path,
+        sndbuf: Option<usize>,
+    ) -> Result<EmulatedEpt, LinkError> {
         if roots.is_system_sys() {
             return Err(LinkError::Setup(
                 "emulate=seqpacket writes a fake sysfs tree: give --sysfs-root a scratch directory, not /sys"
@@ -146,7 +150,8 @@ pub(crate) fn create(
 ) -> Result<Created, LinkError> {
     let ctrl = open_device(ctrl_path)?;
     let before: Vec<String> = endpoint_devices(roots).into_iter().map(|e| e.0).collect();
-    ops.create(ctrl.as_fd(), info).map_err(|e| LinkError::Setup(explain_create(ctrl_path, info, e)))?;
+    ops.create(ctrl.as_fd(), info)
+        .map_err(|e| LinkError::Setup(explain_create(ctrl_path, info, e)))?;
     drop(ctrl);
     let dev_dir = Path::new(ctrl_path).parent().unwrap_or(Path::new("/dev")).to_path_buf();
     let deadline = Instant::now() + NODE_WAIT;
@@ -186,7 +191,9 @@ fn explain_create(ctrl: &str, info: &EndpointInfo, e: Errno) -> String {
     match e {
         Errno::NOTTY => format!("{what}: {ctrl} is not an rpmsg_ctrl device"),
         Errno::ACCESS | Errno::PERM => format!("{what}: run as root"),
-        Errno::INVAL => format!("{what}: check the name and addresses (fixed src addresses are >= 1024)"),
+        Errno::INVAL => {
+            format!("{what}: check the name and addresses (fixed src addresses are >= 1024)")
+        }
         _ => what,
     }
 }
@@ -213,7 +220,12 @@ mod tests {
 
     impl EptOps for Recorder {
         fn create(&mut self, _c: BorrowedFd<'_>, info: &EndpointInfo) -> Result<(), Errno> {
-            self.calls.lock().unwrap().push(format!("create {} {} {}", info.name(), info.src, info.dst));
+            self.calls.lock().unwrap().push(format!(
+                "create {} {} {}",
+                info.name(),
+                info.src,
+                info.dst
+            ));
             if let Some(dir) = &self.make {
                 crate::remoteproc::fake::write(&dir.join("name"), &format!("{}\n", info.name()));
                 crate::remoteproc::fake::write(&dir.join("dst"), &format!("{}\n", info.dst));
@@ -221,7 +233,10 @@ mod tests {
             self.refuse.map_or(Ok(()), Err)
         }
         fn open(&mut self, node: &Path) -> Result<(OwnedFd, Option<OwnedFd>), LinkError> {
-            self.calls.lock().unwrap().push(format!("open {}", node.file_name().unwrap().to_string_lossy()));
+            self.calls
+                .lock()
+                .unwrap()
+                .push(format!("open {}", node.file_name().unwrap().to_string_lossy()));
             let (a, b) = super::super::seqpacket_pair(None)?;
             Ok((a, Some(b)))
         }
@@ -244,12 +259,21 @@ mod tests {
     fn the_emulated_kernel_makes_a_device_that_is_found_opened_and_destroyed() {
         let (_d, roots, ctrl) = tree();
         // An older endpoint with the same name must not be taken for the new one.
-        crate::rpmsg::fake::chardev(&roots.sys, &roots.dev, &roots.sys.join("devices/x"), "rpmsg0", &[("name", "echo"), ("src", "-1"), ("dst", "30")]);
+        crate::rpmsg::fake::chardev(
+            &roots.sys,
+            &roots.dev,
+            &roots.sys.join("devices/x"),
+            "rpmsg0",
+            &[("name", "echo"), ("src", "-1"), ("dst", "30")],
+        );
         let info = EndpointInfo::new("echo", ADDR_ANY, 30).unwrap();
         let mut ops = EmulatedEpt::new(&roots, &roots.dev, None).unwrap();
         let c = create(&roots, &ctrl, &info, &mut ops).unwrap();
         assert_eq!(c.node, roots.dev.join("rpmsg1"));
-        assert_eq!(std::fs::read_to_string(roots.sys.join("class/rpmsg/rpmsg1/src")).unwrap(), "-1\n");
+        assert_eq!(
+            std::fs::read_to_string(roots.sys.join("class/rpmsg/rpmsg1/src")).unwrap(),
+            "-1\n"
+        );
         ops.destroy(c.fd.as_fd()).unwrap();
         assert!(!roots.sys.join("class/rpmsg/rpmsg1").exists());
         assert!(!c.node.exists());
@@ -278,7 +302,8 @@ mod tests {
     fn dropping_the_link_destroys_the_endpoint_on_its_descriptor() {
         use crate::Link;
         let (_d, roots, ctrl) = tree();
-        let rec = Recorder { make: Some(roots.sys.join("class/rpmsg/rpmsg4")), ..Recorder::default() };
+        let rec =
+            Recorder { make: Some(roots.sys.join("class/rpmsg/rpmsg4")), ..Recorder::default() };
         let calls = rec.calls.clone();
         let info = EndpointInfo::new("echo", ADDR_ANY, 30).unwrap();
         std::fs::write(roots.dev.join("rpmsg4"), "").unwrap();

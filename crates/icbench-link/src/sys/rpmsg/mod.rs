@@ -33,8 +33,13 @@ fn number(spec: &LinkSpec, key: &str) -> Option<usize> {
 
 /// A seqpacket pair, the first end's send buffer set when asked.
 pub(crate) fn seqpacket_pair(sndbuf: Option<usize>) -> Result<(OwnedFd, OwnedFd), LinkError> {
-    let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)
-        .map_err(|e| LinkError::Setup(format!("socketpair failed: {e}")))?;
+    let (a, b) = rustix::net::socketpair(
+        AddressFamily::UNIX,
+        SocketType::SEQPACKET,
+        SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(|e| LinkError::Setup(format!("socketpair failed: {e}")))?;
     if let Some(n) = sndbuf {
         sockopt::set_socket_send_buffer_size(&a, n)
             .map_err(|e| LinkError::Setup(format!("SO_SNDBUF {n}: {e}")))?;
@@ -56,9 +61,15 @@ fn remote_handoff(spec: &LinkSpec) -> Handoff {
 
 /// The remote processor behind a link: named by `remote=`, or the one above
 /// the device in sysfs.
-fn remote_of(spec: &LinkSpec, roots: &Roots, sysfs_dev: Option<&Path>) -> Result<Option<Remoteproc>, LinkError> {
+fn remote_of(
+    spec: &LinkSpec,
+    roots: &Roots,
+    sysfs_dev: Option<&Path>,
+) -> Result<Option<Remoteproc>, LinkError> {
     if let Some(which) = spec.param("remote") {
-        return remoteproc::find(roots, which).map(Some).map_err(|e| LinkError::Setup(e.to_string()));
+        return remoteproc::find(roots, which)
+            .map(Some)
+            .map_err(|e| LinkError::Setup(e.to_string()));
     }
     Ok(sysfs_dev.and_then(remoteproc::owning))
 }
@@ -81,12 +92,20 @@ fn missing_path(spec: &LinkSpec, example: &str) -> LinkError {
 }
 
 /// `rpmsg:/dev/rpmsgK`.
-pub(crate) fn open(spec: &LinkSpec, abort: Abort, roots: &Roots) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+pub(crate) fn open(
+    spec: &LinkSpec,
+    abort: Abort,
+    roots: &Roots,
+) -> Result<(Box<dyn Link>, Handoff), LinkError> {
     let mtu = number(spec, "mtu").unwrap_or(DEFAULT_MTU);
     let mode = IoMode::parse(spec.param("io"));
     if emulated(spec) {
+        // A stand-in has no device above it in sysfs; remote= still names a
+        // remoteproc to watch (a fake one, in tests).
+        let health = health_of(remote_of(spec, roots, None)?)?;
         let (a, b) = seqpacket_pair(number(spec, "sndbuf"))?;
-        return Ok((Box::new(RpmsgLink::new(a, mtu, mode, abort)?), emu_handoff(b, mtu)));
+        let link = RpmsgLink::new(a, mtu, mode, abort)?.with_health(health);
+        return Ok((Box::new(link), emu_handoff(b, mtu)));
     }
     let path = spec.path.as_deref().ok_or_else(|| missing_path(spec, "/dev/rpmsgN"))?;
     let remote = remote_of(spec, roots, Some(&ctrl::sysfs_of(roots, Path::new(path))))?;
@@ -97,7 +116,11 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort, roots: &Roots) -> Result<(Box<
 }
 
 /// `rpmsg-ctrl:/dev/rpmsg_ctrlN?name=…&src=…&dst=…`.
-pub(crate) fn open_ctrl(spec: &LinkSpec, abort: Abort, roots: &Roots) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+pub(crate) fn open_ctrl(
+    spec: &LinkSpec,
+    abort: Abort,
+    roots: &Roots,
+) -> Result<(Box<dyn Link>, Handoff), LinkError> {
     let mtu = number(spec, "mtu").unwrap_or(DEFAULT_MTU);
     let mode = IoMode::parse(spec.param("io"));
     let dst = spec.param("dst").and_then(parse_addr).ok_or_else(|| {
@@ -106,14 +129,15 @@ pub(crate) fn open_ctrl(spec: &LinkSpec, abort: Abort, roots: &Roots) -> Result<
         ))
     })?;
     let src = spec.param("src").and_then(parse_addr).unwrap_or(uapi::ADDR_ANY);
-    let info = uapi::EndpointInfo::new(spec.param("name").unwrap_or("icbench"), src, dst).map_err(LinkError::Setup)?;
+    let info = uapi::EndpointInfo::new(spec.param("name").unwrap_or("icbench"), src, dst)
+        .map_err(LinkError::Setup)?;
     let ctrl_path = if emulated(spec) {
         device_path(spec, "rpmsg_ctrl0", roots)
     } else {
         spec.path.clone().ok_or_else(|| missing_path(spec, "/dev/rpmsg_ctrlN"))?
     };
     let remote = if emulated(spec) {
-        None
+        remote_of(spec, roots, None)?
     } else {
         remote_of(spec, roots, Some(&ctrl::sysfs_of(roots, Path::new(&ctrl_path))))?
     };
@@ -136,7 +160,8 @@ pub(crate) fn open_ctrl(spec: &LinkSpec, abort: Abort, roots: &Roots) -> Result<
 
 /// The peer end of a stand-in: `fd=N,mtu=M`.
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {
-    let mtu = usize::try_from(fd_param(text, "mtu")?).map_err(|_| LinkError::Setup(format!("bad mtu in '{text}'")))?;
+    let mtu = usize::try_from(fd_param(text, "mtu")?)
+        .map_err(|_| LinkError::Setup(format!("bad mtu in '{text}'")))?;
     Ok(Box::new(RpmsgLink::new(owned_fd(text, "fd")?, mtu, IoMode::Block, abort)?))
 }
 
@@ -144,12 +169,16 @@ pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkErro
 /// the link is a stand-in.
 pub(crate) fn notes(spec: &LinkSpec, roots: &Roots) -> Vec<String> {
     if emulated(spec) {
-        return vec![format!("{spec}: emulated over a unix seqpacket pair with a local peer (no rpmsg device, no remote core)")];
+        return vec![format!(
+            "{spec}: emulated over a unix seqpacket pair with a local peer (no rpmsg device, no remote core)"
+        )];
     }
     let Some(path) = spec.path.as_deref() else { return Vec::new() };
     match remote_of(spec, roots, Some(&ctrl::sysfs_of(roots, Path::new(path)))) {
         Ok(Some(r)) => vec![format!("{spec}: {}", r.note())],
-        Ok(None) => vec![format!("{spec}: no remoteproc found above {path} in sysfs (name one with remote=)")],
+        Ok(None) => vec![format!(
+            "{spec}: no remoteproc found above {path} in sysfs (name one with remote=)"
+        )],
         Err(e) => vec![format!("{spec}: {e}")],
     }
 }

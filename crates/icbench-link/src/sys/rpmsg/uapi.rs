@@ -124,5 +124,4 @@ mod tests {
         assert_eq!(create_endpoint(fd, &info), Err(Errno::NOTTY));
         assert_eq!(destroy_endpoint(fd), Err(Errno::NOTTY));
     }
-
 }
