@@ -82,7 +82,7 @@ pub(crate) fn entries(dir: &Path, prefix: &str) -> Vec<(String, PathBuf)> {
             name.starts_with(prefix).then(|| (name, e.path()))
         })
         .collect();
-    v.sort_by(|a, b| natural_key(&a.0).cmp(&natural_key(&b.0)));
+    v.sort_by_key(|a| natural_key(&a.0));
     v
 }
 

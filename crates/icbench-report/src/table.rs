@@ -40,7 +40,7 @@ fn any_busy(v: impl Iterator<Item = Option<u64>>) -> bool {
     v.into_iter().any(|b| b.unwrap_or(0) > 0)
 }
 
-fn with_busy<'a>(mut header: Vec<&'a str>, busy: bool) -> Vec<&'a str> {
+fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
     if busy {
         header.push(TX_BUSY);
     }

@@ -104,7 +104,7 @@ fn the_rpmsg_link_carries_up_to_the_mtu_and_refuses_above_it() {
         assert_eq!(r.len(), 4);
         for row in &r[..3] {
             assert_eq!(row["status"], "ok", "{pattern}: {row}");
-            assert_eq!(row["tx_busy"].as_u64().is_some(), true, "{row}");
+            assert!(row["tx_busy"].as_u64().is_some(), "{row}");
         }
         assert_eq!(r[3]["status"], "n/a", "{pattern}: 497 B is above the 496 B MTU");
         assert_eq!(r[3]["max_bytes"], 496);
@@ -118,10 +118,11 @@ fn the_rpmsg_link_carries_up_to_the_mtu_and_refuses_above_it() {
 }
 
 #[test]
-fn a_stream_against_a_full_ring_counts_eagain_and_stays_correct() {
+fn a_stream_against_a_full_ring_reports_tx_busy_and_stays_correct() {
     let f = Fake::new();
     // A small send buffer: the window of 32 × 496 B cannot fit, so the
-    // non-blocking sender meets EAGAIN and waits in poll.
+    // non-blocking sender may meet EAGAIN and wait in poll (the exact count
+    // is tested deterministically in icbench-link: chardev.rs).
     let (v, _) = f.run(&[
         "-L",
         "rpmsg?emulate=seqpacket&sndbuf=4096",
