@@ -135,6 +135,59 @@ impl RpmsgLink {
         }
     }
 
+    /// One whole message, whatever its length, or 0 when `timeout` passed
+    /// first. The remote-protocol branch's `Link::recv_some` (icb frames
+    /// carry their own length): at merge, forward that trait method here.
+    #[allow(dead_code)] // until Link::recv_some exists (remote branch)
+    pub(crate) fn recv_some(
+        &mut self,
+        buf: &mut [u8],
+        timeout: Option<std::time::Duration>,
+    ) -> Result<usize, LinkError> {
+        self.stall = None;
+        if let Some(t) = timeout {
+            let mut fds = [PollFd::new(&self.fd, PollFlags::IN)];
+            let ts = rustix::time::Timespec::try_from(t)
+                .unwrap_or(rustix::time::Timespec { tv_sec: i64::MAX, tv_nsec: 0 });
+            match poll(&mut fds, Some(&ts)) {
+                Ok(0) => return Ok(0),
+                Ok(_) => {}
+                Err(Errno::INTR) => {
+                    check(&self.abort)?;
+                    return Ok(0);
+                }
+                Err(e) => return Err(LinkError::sys("poll", e)),
+            }
+        }
+        loop {
+            match rustix::io::read(&self.fd, &mut buf[..]) {
+                Ok(0) => return Err(LinkError::PeerClosed),
+                Ok(n) => return Ok(n),
+                Err(Errno::AGAIN) if timeout.is_some() => return Ok(0),
+                Err(Errno::AGAIN) => self.wait(PollFlags::IN, POLL_MAX_MS)?,
+                Err(Errno::INTR) => check(&self.abort)?,
+                Err(e) => return Err(LinkError::sys("read", e)),
+            }
+        }
+    }
+
+    /// Drops queued messages without closing (closing would destroy the
+    /// endpoint): the remote-protocol branch's `Link::discard_input`.
+    #[allow(dead_code)] // until Link::discard_input exists (remote branch)
+    pub(crate) fn discard_input(&mut self) {
+        let mut buf = [0u8; 4096];
+        loop {
+            let mut fds = [PollFd::new(&self.fd, PollFlags::IN)];
+            let zero = rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 };
+            if !matches!(poll(&mut fds, Some(&zero)), Ok(n) if n > 0) {
+                return;
+            }
+            if rustix::io::read(&self.fd, &mut buf).is_err() {
+                return;
+            }
+        }
+    }
+
     fn too_large_for_device(&self, size: usize) -> LinkError {
         LinkError::Device(format!(
             "the device refused a {size} B message (EMSGSIZE): its MTU is below mtu={}; lower mtu= \
@@ -322,6 +375,19 @@ mod tests {
         assert!(matches!(&e, LinkError::Framing(m) if m.contains("9 B, expected 8 B")), "{e}");
         assert_eq!(l.caps().max_msg_bytes, 496);
         assert!(l.caps().message_boundaries);
+    }
+
+    #[test]
+    fn recv_some_returns_whole_messages_and_discard_drops_the_queue() {
+        let (mut l, b) = pair(DEFAULT_MTU, IoMode::Block, None);
+        let mut buf = vec![0u8; 4096];
+        let none = Some(std::time::Duration::ZERO);
+        assert_eq!(l.recv_some(&mut buf, none).unwrap(), 0);
+        rustix::io::write(&b, &[9; 33]).unwrap();
+        rustix::io::write(&b, &[8; 5]).unwrap();
+        assert_eq!(l.recv_some(&mut buf, None).unwrap(), 33);
+        l.discard_input();
+        assert_eq!(l.recv_some(&mut buf, none).unwrap(), 0);
     }
 
     #[test]
