@@ -229,7 +229,11 @@ fn measure_cell(
     mut s: Session,
     cell: CellSpec,
 ) -> (Option<CellOutcome>, Option<Session>) {
-    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), cfg.stop);
+    if let Err(e) = s.host.set_pipelined(cell.pattern == Pattern::Stream) {
+        s.close(false);
+        return (Some(CellOutcome::Failed { reason: e.to_string() }), None);
+    }
+    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
     let result = run_pattern(cfg, &mut s, cell, wd.progress());
     let fired = wd.finish();
     let err = match result {
@@ -255,8 +259,13 @@ fn measure_cell(
             format!("timeout: nothing from the peer for {secs} s while {waiting}")
         }
         (Some(Fired::Timeout), _) => {
-            format!("timeout: no reply from the peer within {secs} s")
+            let mut r = format!("timeout: no reply from the peer within {secs} s");
+            if let Some(stall) = s.host.stalled_in() {
+                r = format!("{r}; {stall}");
+            }
+            r
         }
+        (Some(Fired::Unhealthy(why)), _) => why,
         (Some(Fired::PeerDied), _) | (_, CellError::Link(LinkError::PeerClosed)) => {
             // Let the peer's end settle so its exit status is known.
             let closed = s.close(false);

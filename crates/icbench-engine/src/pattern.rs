@@ -74,51 +74,56 @@ pub fn pingpong(
     let mut tx = payload.buffer();
     let mut rx = vec![0u8; size.max(RX_MIN)];
     let zero_copy = link.caps().zero_copy;
-    let mut phase = |count: u32, mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
-        link.send(&Op::Echo { size: size as u32, count }.encode())?;
-        let mut sum = 0u64;
-        for seq in 0..u64::from(count) {
-            Payload::stamp(&mut tx, seq);
-            let (t0, t1, same) = if zero_copy {
-                let t0 = now_ns();
-                link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
-                let mut t1 = 0;
-                let mut same = false;
-                link.recv_with(size, &mut rx, &mut |m| {
-                    t1 = now_ns();
-                    same = m == &tx[..];
-                })?;
-                (t0, t1, same)
-            } else {
-                let t0 = now_ns();
-                link.send(&tx)?;
-                link.recv(&mut rx, size)?;
-                let t1 = now_ns();
-                (t0, t1, rx[..size] == tx[..])
-            };
-            progress.store(seq + 1, Ordering::Relaxed);
-            if !same {
-                let offset =
-                    if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
-                return Err(CellError::Corrupt { seq, size, offset });
-            }
-            let rtt = t1.saturating_sub(t0);
-            sum += rtt;
-            if let Some((hist, raw, keep)) = rec.as_mut() {
-                hist.record(rtt);
-                if *keep {
-                    raw.push(rtt);
+    let mut phase =
+        |link: &mut dyn Link,
+         count: u32,
+         mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
+            link.send(&Op::Echo { size: size as u32, count }.encode())?;
+            let mut sum = 0u64;
+            for seq in 0..u64::from(count) {
+                Payload::stamp(&mut tx, seq);
+                let (t0, t1, same) = if zero_copy {
+                    let t0 = now_ns();
+                    link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
+                    let mut t1 = 0;
+                    let mut same = false;
+                    link.recv_with(size, &mut rx, &mut |m| {
+                        t1 = now_ns();
+                        same = m == &tx[..];
+                    })?;
+                    (t0, t1, same)
+                } else {
+                    let t0 = now_ns();
+                    link.send(&tx)?;
+                    link.recv(&mut rx, size)?;
+                    let t1 = now_ns();
+                    (t0, t1, rx[..size] == tx[..])
+                };
+                progress.store(seq + 1, Ordering::Relaxed);
+                if !same {
+                    let offset =
+                        if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
+                    return Err(CellError::Corrupt { seq, size, offset });
+                }
+                let rtt = t1.saturating_sub(t0);
+                sum += rtt;
+                if let Some((hist, raw, keep)) = rec.as_mut() {
+                    hist.record(rtt);
+                    if *keep {
+                        raw.push(rtt);
+                    }
                 }
             }
-        }
-        Ok::<u64, CellError>(sum)
-    };
-    let probe = phase(PROBE_MESSAGES, None)?;
+            Ok::<u64, CellError>(sum)
+        };
+    let probe = phase(link, PROBE_MESSAGES, None)?;
     let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
-    phase(warm, None)?;
+    phase(link, warm, None)?;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
-    let elapsed_ns = phase(measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let before = link.counters();
+    let elapsed_ns = phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let counters = link.counters().since(before);
     Ok(CellData {
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
@@ -127,6 +132,7 @@ pub fn pingpong(
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
+        counters,
     })
 }
 
@@ -146,7 +152,7 @@ pub fn stream(
     // holds two messages cannot deadlock (the peer blocked sending a credit
     // while the host is blocked sending data).
     let credit_every = window / 2;
-    let mut phase = |count: u32| -> Result<u64, CellError> {
+    let mut phase = |link: &mut dyn Link, count: u32| -> Result<u64, CellError> {
         link.send(&Op::Sink { size: size as u32, count, credit_every }.encode())?;
         let (mut sent, mut acked) = (0u32, 0u32);
         let t0 = now_ns();
@@ -167,11 +173,13 @@ pub fn stream(
         Ok(now_ns() - t0)
     };
     let probe_count = window * 2;
-    let probe = phase(probe_count)?;
+    let probe = phase(link, probe_count)?;
     let (warm, measure) =
         counts(probe as f64 / f64::from(probe_count), budget, u64::from(window) * 4, 50_000_000);
-    phase(warm)?;
-    let elapsed_ns = phase(measure)?;
+    phase(link, warm)?;
+    let before = link.counters();
+    let elapsed_ns = phase(link, measure)?;
+    let counters = link.counters().since(before);
     Ok(CellData {
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
@@ -180,5 +188,6 @@ pub fn stream(
         latency: None,
         raw_ns: None,
         window: Some(window),
+        counters,
     })
 }

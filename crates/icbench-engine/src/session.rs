@@ -87,7 +87,8 @@ impl Session {
             Some(Protocol::Icb) => {
                 // Under a watchdog too, so that Ctrl-C or a write that never
                 // completes cannot hold the handshake past its limit.
-                let wd = Watchdog::start(cfg.timeout * 2, s.abort.clone(), s.pidfd(), cfg.stop);
+                let wd =
+                    Watchdog::start(cfg.timeout * 2, s.abort.clone(), s.pidfd(), None, cfg.stop);
                 let peer = &mut s.peer;
                 let got = icb::handshake(s.host.as_mut(), cfg.timeout, &mut || peer_alive(peer));
                 wd.finish();

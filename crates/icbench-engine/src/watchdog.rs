@@ -10,6 +10,11 @@
 //! returns EINTR and the link sees the flag (signal(7), "Interruption of
 //! system calls"). It re-sends until the measuring thread disarms it, which
 //! closes the race with a thread just entering a system call.
+//!
+//! A link may also give a [`Health`] check (the remote core's remoteproc
+//! state): the watchdog runs it every [`HEALTH_EVERY`] and fires with its
+//! reason when it fails, so a crashed remote fails the cell at once rather
+//! than after the timeout.
 
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,18 +22,23 @@ use std::sync::{Arc, Mutex, Once};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use icbench_link::Abort;
+use icbench_link::{Abort, Health};
 
 /// How often the watchdog looks. It sleeps on its own CPU time, parked, and
 /// is unparked at once when the cell ends.
 const LOOK_EVERY: Duration = Duration::from_millis(20);
 
+/// How often a link's health check runs (it reads a sysfs file).
+const HEALTH_EVERY: Duration = Duration::from_millis(100);
+
 /// Why the watchdog fired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fired {
     Timeout,
     PeerDied,
     Interrupted,
+    /// The link's health check failed, with its reason.
+    Unhealthy(String),
 }
 
 /// The signal used to wake a blocked system call.
@@ -79,6 +89,7 @@ impl Watchdog {
         timeout: Duration,
         abort: Abort,
         peer: Option<Arc<OwnedFd>>,
+        health: Option<Arc<dyn Health>>,
         stop: &'static AtomicBool,
     ) -> Watchdog {
         install_wake_handler();
@@ -92,7 +103,10 @@ impl Watchdog {
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("icbench-watchdog".into())
-            .spawn(move || watch(&s, timeout, &abort, peer.as_deref(), stop, target))
+            .spawn(move || {
+                let watched = Watched { peer: peer.as_deref(), health: health.as_deref(), stop };
+                watch(&s, timeout, &abort, &watched, target)
+            })
             .expect("spawning the watchdog thread");
         Watchdog { shared, thread: Some(thread) }
     }
@@ -110,8 +124,18 @@ impl Watchdog {
             t.thread().unpark();
             let _ = t.join();
         }
-        *self.shared.fired.lock().expect("watchdog lock")
+        self.shared.fired.lock().expect("watchdog lock").clone()
     }
+}
+
+/// Runs the health check when it is due; its failure reason.
+fn check_health(health: Option<&dyn Health>, last: &mut Option<Instant>) -> Option<String> {
+    let h = health?;
+    if last.is_some_and(|t| t.elapsed() < HEALTH_EVERY) {
+        return None;
+    }
+    *last = Some(Instant::now());
+    h.check().err()
 }
 
 fn peer_exited(pidfd: &OwnedFd) -> bool {
@@ -120,16 +144,18 @@ fn peer_exited(pidfd: &OwnedFd) -> bool {
     matches!(poll(&mut fds, Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })), Ok(n) if n > 0)
 }
 
-fn watch(
-    s: &Shared,
-    timeout: Duration,
-    abort: &Abort,
-    peer: Option<&OwnedFd>,
-    stop: &AtomicBool,
-    target: libc::pthread_t,
-) {
+/// What the watchdog looks at besides progress.
+struct Watched<'a> {
+    peer: Option<&'a OwnedFd>,
+    health: Option<&'a dyn Health>,
+    stop: &'a AtomicBool,
+}
+
+fn watch(s: &Shared, timeout: Duration, abort: &Abort, w: &Watched<'_>, target: libc::pthread_t) {
+    let (peer, stop) = (w.peer, w.stop);
     let mut last = s.progress.load(Ordering::Relaxed);
     let mut last_change = Instant::now();
+    let mut last_health: Option<Instant> = None;
     while !s.disarmed.load(Ordering::SeqCst) {
         std::thread::park_timeout(LOOK_EVERY);
         if s.disarmed.load(Ordering::SeqCst) {
@@ -144,6 +170,8 @@ fn watch(
             Some(Fired::Interrupted)
         } else if peer.is_some_and(peer_exited) {
             Some(Fired::PeerDied)
+        } else if let Some(reason) = check_health(w.health, &mut last_health) {
+            Some(Fired::Unhealthy(reason))
         } else if last_change.elapsed() > timeout {
             Some(Fired::Timeout)
         } else {

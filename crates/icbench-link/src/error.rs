@@ -20,6 +20,10 @@ pub enum LinkError {
     /// A system call failed.
     #[error("{op} failed: {errno}")]
     Sys { op: &'static str, errno: Errno },
+    /// The device refused what was asked of it (EMSGSIZE above its MTU …);
+    /// the text says what to change.
+    #[error("{0}")]
+    Device(String),
     /// The link could not be set up (bad handoff text, resource limits …).
     #[error("{0}")]
     Setup(String),

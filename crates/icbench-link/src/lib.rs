@@ -13,18 +13,24 @@
 
 mod error;
 mod fdio;
+mod roots;
 mod spec;
 mod sys;
+mod sysfs;
 
 pub mod reference;
+pub mod remoteproc;
+pub mod rpmsg;
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use error::LinkError;
-pub use icbench_model::LinkCaps;
-pub use spec::{KINDS, KindInfo, LinkSpec, SpecError};
+pub use icbench_model::{LinkCaps, LinkCounters};
+pub use roots::Roots;
+pub use spec::{ADDR, KINDS, KindInfo, LinkSpec, SpecError, TEXT, parse_addr};
+pub use sysfs::SysfsError;
 
 /// Set by the watchdog (or on teardown) to make a blocked or spinning link
 /// call return [`LinkError::Aborted`]. Blocking system calls are woken by a
@@ -128,6 +134,48 @@ pub trait Link: Send {
         self.recv(scratch, len)?;
         self.send(&scratch[..len])
     }
+
+    /// What the link has counted since it was opened (monotonic; the engine
+    /// takes differences around the measured window). Default: nothing.
+    fn counters(&self) -> LinkCounters {
+        LinkCounters::default()
+    }
+
+    /// Tells the link whether several messages will be in flight (stream)
+    /// or one at a time (ping-pong), for links whose best way to wait
+    /// differs (rpmsg: a blocking write for one, O_NONBLOCK + poll for a
+    /// window). Default: nothing to change.
+    fn set_pipelined(&mut self, _pipelined: bool) -> Result<(), LinkError> {
+        Ok(())
+    }
+
+    /// A check of the far side that the engine's watchdog may run from its
+    /// own thread while a cell is measured (e.g. the remoteproc state: a
+    /// remote core that crashed will never answer). Default: none.
+    fn health(&self) -> Option<Arc<dyn Health>> {
+        None
+    }
+
+    /// When the last call did not finish (it was aborted), where it was
+    /// blocked, in words for a failure reason (e.g. the kernel's TX wait).
+    /// Default: unknown.
+    fn stalled_in(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A check the watchdog runs between looks at a cell's progress.
+pub trait Health: Send + Sync + std::fmt::Debug {
+    /// `Err(reason)` when the far side can no longer answer: one line,
+    /// naming what was seen (e.g. "remoteproc0 (m4): state is 'crashed'").
+    fn check(&self) -> Result<(), String>;
+}
+
+/// Lines about what a link reaches, for the run's notes (e.g. the remote
+/// core's firmware and state). Empty for local links. Reads only; opens
+/// nothing.
+pub fn notes(spec: &LinkSpec) -> Vec<String> {
+    sys::notes(spec, &Roots::current())
 }
 
 /// What the peer end is rebuilt from: descriptors it inherits and a text
@@ -157,7 +205,17 @@ impl Handoff {
 /// Opens a link: sets up its resources and returns the host end and the
 /// handoff for the peer end.
 pub fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
-    sys::open(spec, abort)
+    sys::open(spec, abort, &Roots::current())
+}
+
+/// [`open`] with the sysfs and /dev roots given, rather than the process's
+/// (tests build fake trees in temporary directories).
+pub fn open_in(
+    spec: &LinkSpec,
+    abort: Abort,
+    roots: &Roots,
+) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    sys::open(spec, abort, roots)
 }
 
 /// Rebuilds the peer end from a handoff text, in the process that inherited

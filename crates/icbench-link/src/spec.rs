@@ -12,13 +12,33 @@ use std::fmt;
 #[derive(Debug)]
 pub struct KindInfo {
     pub name: &'static str,
-    /// Accepted parameters: (name, allowed values or "" for a number, help).
+    /// Accepted parameters: (name, allowed values, help). No values: a
+    /// positive number; [`TEXT`]: any non-empty text without `&`; [`ADDR`]:
+    /// an rpmsg address (decimal, 0x hex, or `any`).
     pub params: &'static [(&'static str, &'static [&'static str], &'static str)],
+    /// What the path after `kind:` names (e.g. `/dev/rpmsgN`), or "" when
+    /// the kind takes no path.
+    pub path: &'static str,
     pub help: &'static str,
     /// Part of the default `icbench run`.
     pub default: bool,
-    /// Takes a device path (`kind:PATH`) and must be given one.
-    pub path: bool,
+}
+
+/// Parameter value class: any non-empty text.
+pub const TEXT: &[&str] = &["<text>"];
+/// Parameter value class: an rpmsg address, `0..=0xFFFFFFFF` in decimal or
+/// 0x hex, or `any` (RPMSG_ADDR_ANY).
+pub const ADDR: &[&str] = &["<addr>"];
+
+/// Parses an rpmsg address as [`ADDR`] allows it.
+pub fn parse_addr(v: &str) -> Option<u32> {
+    if v == "any" {
+        return Some(u32::MAX);
+    }
+    match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    }
 }
 
 /// Every link kind this build knows.
@@ -30,74 +50,121 @@ pub const KINDS: &[KindInfo] = &[
             ("copy", &["copy", "zero"], "zero: the sender builds the message in the ring"),
             ("slots", &[], "messages the ring holds per direction (power of two)"),
         ],
+        path: "",
         help: "SPSC ring in shared memory between the two processes",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "pipe",
         params: &[],
+        path: "",
         help: "two pipes, one per direction",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "unix",
         params: &[],
+        path: "",
         help: "unix stream socket pair",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "seqpacket",
         params: &[],
+        path: "",
         help: "unix SOCK_SEQPACKET pair (message boundaries)",
         default: true,
-        path: false,
     },
-    KindInfo {
-        name: "mq",
-        params: &[],
-        help: "two POSIX message queues",
-        default: true,
-        path: false,
-    },
+    KindInfo { name: "mq", params: &[], path: "", help: "two POSIX message queues", default: true },
     KindInfo {
         name: "tcp",
         params: &[],
+        path: "",
         help: "TCP over loopback, TCP_NODELAY",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "netlink",
         params: &[],
+        path: "",
         help: "NETLINK_USERSOCK unicast between two sockets",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "pty",
         params: &[],
+        path: "",
         help: "pseudo-terminal pair in raw mode (stand-in for /dev/ttyRPMSGn)",
         default: true,
-        path: false,
     },
     KindInfo {
         name: "tty",
-        params: &[],
+        params: &[(
+            "mtu",
+            &[],
+            "largest write, B (default 496: one rpmsg message of /dev/ttyRPMSGn)",
+        )],
+        path: "/dev/ttyRPMSGn",
         help: "a terminal device in raw mode (/dev/ttyRPMSGn, a pty); the peer is \
                whatever answers there (needs --protocol icb|dimtass|raw)",
         default: false,
-        path: true,
     },
     KindInfo {
         name: "serial",
         params: &[("baud", &[], "line speed, e.g. 115200 (default: leave it as it is)")],
+        path: "/dev/ttyUSBn",
         help: "a UART to an MCU board, raw 8N1; the peer is its firmware \
                (needs --protocol icb|dimtass|raw)",
         default: false,
-        path: true,
+    },
+    KindInfo {
+        name: "rpmsg",
+        params: &[
+            ("mtu", &[], "largest payload per message, B (default 496: 512 B virtio buffers)"),
+            (
+                "io",
+                &["auto", "block", "poll"],
+                "auto: blocking for pingpong, O_NONBLOCK + poll for stream",
+            ),
+            (
+                "remote",
+                TEXT,
+                "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)",
+            ),
+            ("emulate", &["seqpacket"], "stand-in: a seqpacket pair and a local peer, no device"),
+            (
+                "sndbuf",
+                &[],
+                "emulate: SO_SNDBUF of the stand-in, B (small = a full TX ring sooner)",
+            ),
+        ],
+        path: "/dev/rpmsgN",
+        help: "an rpmsg_char endpoint device: one message per write and per read",
+        default: false,
+    },
+    KindInfo {
+        name: "rpmsg-ctrl",
+        params: &[
+            ("name", TEXT, "endpoint name (RPMSG_CREATE_EPT_IOCTL), e.g. rpmsg-client-sample"),
+            ("src", ADDR, "local address (default any; fixed ones are >= 1024)"),
+            ("dst", ADDR, "the remote endpoint's address (required)"),
+            ("mtu", &[], "largest payload per message, B (default 496)"),
+            (
+                "io",
+                &["auto", "block", "poll"],
+                "auto: blocking for pingpong, O_NONBLOCK + poll for stream",
+            ),
+            (
+                "remote",
+                TEXT,
+                "remoteproc to watch (e.g. remoteproc0; default: found through sysfs)",
+            ),
+            ("emulate", &["seqpacket"], "stand-in: fake ioctls on a temp sysfs, a seqpacket pair"),
+            ("sndbuf", &[], "emulate: SO_SNDBUF of the stand-in, B"),
+        ],
+        path: "/dev/rpmsg_ctrlN",
+        help: "creates an endpoint on an rpmsg_ctrl device for the cell, destroys it after",
+        default: false,
     },
 ];
 
@@ -113,8 +180,8 @@ pub enum SpecError {
     Malformed(String),
     #[error("link '{kind}' takes no path")]
     UnexpectedPath { kind: String },
-    #[error("link '{kind}' needs a device path: write {kind}:/dev/…")]
-    MissingPath { kind: String },
+    #[error("link '{kind}' needs a path: write {kind}:{path}")]
+    MissingPath { kind: String, path: &'static str },
 }
 
 fn kind_list() -> String {
@@ -156,13 +223,8 @@ impl LinkSpec {
             .iter()
             .find(|k| k.name == kind)
             .ok_or_else(|| SpecError::UnknownKind { kind: kind.to_string() })?;
-        match (&path, info.path) {
-            (Some(_), false) => return Err(SpecError::UnexpectedPath { kind: kind.to_string() }),
-            (None, true) => return Err(SpecError::MissingPath { kind: kind.to_string() }),
-            (Some(p), true) if p.is_empty() => {
-                return Err(SpecError::MissingPath { kind: kind.to_string() });
-            }
-            _ => {}
+        if path.is_some() && info.path.is_empty() {
+            return Err(SpecError::UnexpectedPath { kind: kind.to_string() });
         }
         let mut params = BTreeMap::new();
         for kv in query.into_iter().flat_map(|q| q.split('&')).filter(|kv| !kv.is_empty()) {
@@ -172,12 +234,20 @@ impl LinkSpec {
             })?;
             let ok = if allowed.is_empty() {
                 v.parse::<u64>().is_ok_and(|n| n > 0)
+            } else if *allowed == TEXT {
+                !v.is_empty()
+            } else if *allowed == ADDR {
+                parse_addr(v).is_some()
             } else {
                 allowed.contains(&v)
             };
             if !ok {
                 let allowed = if allowed.is_empty() {
                     "a positive whole number".to_string()
+                } else if *allowed == TEXT {
+                    "a non-empty text".to_string()
+                } else if *allowed == ADDR {
+                    "an address: decimal, 0x hex, or any".to_string()
                 } else {
                     format!("use {}", allowed.join(" or "))
                 };
@@ -190,6 +260,11 @@ impl LinkSpec {
             }
             params.insert(k.to_string(), v.to_string());
         }
+        // A device kind needs its path, unless a stand-in replaces the device.
+        let emulated = params.contains_key("emulate");
+        if !info.path.is_empty() && !emulated && path.as_deref().is_none_or(str::is_empty) {
+            return Err(SpecError::MissingPath { kind: kind.to_string(), path: info.path });
+        }
         Ok(LinkSpec { kind: kind.to_string(), path, params })
     }
 
@@ -198,9 +273,10 @@ impl LinkSpec {
     }
 
     /// Whether the link ends at a device whose peer is not ours to start
-    /// (`tty:`, `serial:`): the firmware on the other side.
+    /// (`tty:`, `serial:`, `rpmsg:` …): the firmware on the other side.
     pub fn is_remote(&self) -> bool {
-        KINDS.iter().any(|k| k.name == self.kind && k.path)
+        !self.params.contains_key("emulate")
+            && KINDS.iter().any(|k| k.name == self.kind && !k.path.is_empty())
     }
 
     /// The specs `icbench run` measures when no `--link` is given.
@@ -273,6 +349,30 @@ mod tests {
         assert_eq!((s.path.as_deref(), s.param("baud")), (Some("/dev/ttyUSB0"), Some("115200")));
         assert_eq!(s.to_string(), "serial:/dev/ttyUSB0?baud=115200");
         assert_eq!(LinkSpec::parse("tty:/dev/pts/3").unwrap().to_string(), "tty:/dev/pts/3");
+    }
+
+    #[test]
+    fn rpmsg_specs_take_a_path_text_and_addresses() {
+        let s =
+            LinkSpec::parse("rpmsg-ctrl:/dev/rpmsg_ctrl0?name=rpmsg-raw&src=0x400&dst=30").unwrap();
+        assert_eq!(s.path.as_deref(), Some("/dev/rpmsg_ctrl0"));
+        assert_eq!(s.param("name"), Some("rpmsg-raw"));
+        assert_eq!(parse_addr("0x400"), Some(1024));
+        assert_eq!(parse_addr("any"), Some(u32::MAX));
+        assert_eq!(parse_addr("0"), Some(0));
+        assert_eq!(parse_addr("4294967296"), None);
+        let e = LinkSpec::parse("rpmsg-ctrl:/dev/rpmsg_ctrl0?dst=far").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "link 'rpmsg-ctrl': dst=far is not allowed: an address: decimal, 0x hex, or any"
+        );
+        let e = LinkSpec::parse("rpmsg:").unwrap_err().to_string();
+        assert_eq!(e, "link 'rpmsg' needs a path: write rpmsg:/dev/rpmsgN");
+        assert_eq!(
+            LinkSpec::parse("rpmsg:/dev/rpmsg3?mtu=240").unwrap().to_string(),
+            "rpmsg:/dev/rpmsg3?mtu=240"
+        );
+        assert!(LinkSpec::parse("rpmsg:/dev/rpmsg3?io=spin").is_err());
     }
 
     #[test]

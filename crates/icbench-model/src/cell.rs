@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::hist::LatencyHistogram;
+use crate::run::LinkCounters;
 
 /// What is measured in a cell (ARCHITECTURE "pattern").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -151,6 +152,8 @@ pub struct CellData {
     pub raw_ns: Option<Vec<u64>>,
     /// Messages allowed in flight (stream).
     pub window: Option<u32>,
+    /// What the link counted during the measured window.
+    pub counters: LinkCounters,
 }
 
 impl CellData {

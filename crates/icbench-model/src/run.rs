@@ -19,6 +19,24 @@ pub struct LinkCaps {
     pub shared_clock: bool,
 }
 
+/// What a link counted while it carried a cell's messages: events that cost
+/// time without being an error, reported next to the figures so that a
+/// throughput is never quietly shaped by them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkCounters {
+    /// Sends the kernel refused for want of a free TX buffer (EAGAIN, or
+    /// ENOMEM from rpmsg_tty), each retried after waiting for room. The
+    /// virtio rpmsg bus has no flow control: this is how a full ring shows.
+    pub tx_busy: u64,
+}
+
+impl LinkCounters {
+    /// What was counted between `earlier` and `self`.
+    pub fn since(self, earlier: LinkCounters) -> LinkCounters {
+        LinkCounters { tx_busy: self.tx_busy.saturating_sub(earlier.tx_busy) }
+    }
+}
+
 /// Whether the peer ran as a separate process or as a thread of icbench.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

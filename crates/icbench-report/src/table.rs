@@ -42,17 +42,35 @@ fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> Stri
     }
 }
 
+/// The "TX busy" column appears only when some cell counted refused sends.
+const TX_BUSY: &str = "TX busy (EAGAIN)";
+
+fn any_busy(v: impl Iterator<Item = Option<u64>>) -> bool {
+    v.into_iter().any(|b| b.unwrap_or(0) > 0)
+}
+
+fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
+    if busy {
+        header.push(TX_BUSY);
+    }
+    header
+}
+
 fn pingpong_table(rows: &[PingPongRow]) -> Table {
-    let mut t = table(&[
-        "link",
-        "size",
-        "p50 RTT",
-        "p99 RTT",
-        "max RTT",
-        "round trips/s",
-        "payload B/s",
-        "p50 ÷ floor",
-    ]);
+    let busy = any_busy(rows.iter().map(|r| r.tx_busy));
+    let mut t = table(&with_busy(
+        vec![
+            "link",
+            "size",
+            "p50 RTT",
+            "p99 RTT",
+            "max RTT",
+            "round trips/s",
+            "payload B/s",
+            "p50 ÷ floor",
+        ],
+        busy,
+    ));
     for r in rows {
         let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
         match &r.rtt_ns {
@@ -66,6 +84,9 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
             ]),
             _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
         }
+        if busy && r.status == "ok" {
+            line.push(r.tx_busy.unwrap_or(0).to_string());
+        }
         t.add_row(line);
     }
     right_align(&mut t, 1);
@@ -73,7 +94,11 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
 }
 
 fn stream_table(rows: &[StreamRow]) -> Table {
-    let mut t = table(&["link", "size", "messages/s", "payload B/s", "÷ memcpy", "window"]);
+    let busy = any_busy(rows.iter().map(|r| r.tx_busy));
+    let mut t = table(&with_busy(
+        vec!["link", "size", "messages/s", "payload B/s", "÷ memcpy", "window"],
+        busy,
+    ));
     for r in rows {
         let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
         if r.status == "ok" {
@@ -83,6 +108,9 @@ fn stream_table(rows: &[StreamRow]) -> Table {
                 r.over_memcpy.map_or("–".into(), format::ratio),
                 r.window.map_or("–".into(), |w| format!("{w} msg")),
             ]);
+            if busy {
+                line.push(r.tx_busy.unwrap_or(0).to_string());
+            }
         } else {
             line.push(not_measured(r.status, &r.reason, r.max_bytes));
         }
@@ -254,4 +282,38 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     }
     right_align(&mut t, 6);
     writeln!(out, "{t}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(busy: u64) -> StreamRow {
+        StreamRow {
+            link: "rpmsg:/dev/rpmsg0".into(),
+            protocol: None,
+            size_bytes: 496,
+            status: "ok",
+            reason: None,
+            max_bytes: None,
+            messages: Some(1000),
+            window: Some(32),
+            msgs_per_s: Some(1e4),
+            bytes_per_s: Some(4.96e6),
+            over_memcpy: None,
+            tx_busy: Some(busy),
+        }
+    }
+
+    #[test]
+    fn the_tx_busy_column_appears_only_when_something_was_refused() {
+        let quiet = stream_table(&[row(0)]).to_string();
+        assert!(!quiet.contains(TX_BUSY), "{quiet}");
+        let busy = stream_table(&[row(0), row(17)]).to_string();
+        assert!(busy.contains(TX_BUSY), "{busy}");
+        assert!(
+            busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
+            "{busy}"
+        );
+    }
 }

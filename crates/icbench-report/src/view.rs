@@ -40,6 +40,9 @@ pub struct PingPongRow {
     pub bytes_per_s: Option<f64>,
     /// p50 round trip ÷ the cache-line round trip of the same run.
     pub p50_over_floor: Option<f64>,
+    /// Sends the link refused for want of a TX buffer and retried (rpmsg
+    /// EAGAIN), in the measured window.
+    pub tx_busy: Option<u64>,
 }
 
 /// A stream cell.
@@ -58,6 +61,9 @@ pub struct StreamRow {
     pub bytes_per_s: Option<f64>,
     /// Throughput ÷ the single-thread memcpy bandwidth of the same run.
     pub over_memcpy: Option<f64>,
+    /// Sends the link refused for want of a TX buffer and retried (rpmsg
+    /// EAGAIN), in the measured window.
+    pub tx_busy: Option<u64>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement.
@@ -111,11 +117,13 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         msgs_per_s: None,
         bytes_per_s: None,
         p50_over_floor: None,
+        tx_busy: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.rtt_ns = d.latency.as_ref().and_then(Summary::from_histogram);
         row.msgs_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
+        row.tx_busy = Some(d.counters.tx_busy);
         row.p50_over_floor = match (&row.rtt_ns, &meta.floor) {
             (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => Some(s.p50 / f.cacheline_rtt_ns),
             _ => None,
@@ -138,10 +146,12 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         msgs_per_s: None,
         bytes_per_s: None,
         over_memcpy: None,
+        tx_busy: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.messages = Some(d.messages);
         row.window = d.window;
+        row.tx_busy = Some(d.counters.tx_busy);
         row.msgs_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
         row.over_memcpy = meta

@@ -18,6 +18,7 @@ use crate::error::StoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_initial.sql"),
     include_str!("migrations/0002_protocol_blocks.sql"),
+    include_str!("migrations/0003_link_counters.sql"),
 ];
 
 /// The schema version this build writes and understands.

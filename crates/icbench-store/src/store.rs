@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, PeerMode, RunMeta,
-    RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, PeerMode,
+    RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -264,6 +264,7 @@ impl Store {
                     to_i64(path, "cell elapsed_ns", d.elapsed_ns)?,
                     to_i64(path, "cell warmup_messages", d.warmup_messages)?,
                     d.window,
+                    to_i64(path, "cell tx_busy", d.counters.tx_busy)?,
                 ));
                 if let Some(h) = &d.latency {
                     histogram =
@@ -280,9 +281,9 @@ impl Store {
                 max_bytes = Some(to_i64(path, "cell max_bytes", *m)?);
             }
         }
-        let (messages, bytes, elapsed_ns, warmup_messages, window) = match measured {
-            Some((m, b, e, w, win)) => (Some(m), Some(b), Some(e), Some(w), win),
-            None => (None, None, None, None, None),
+        let (messages, bytes, elapsed_ns, warmup_messages, window, tx_busy) = match measured {
+            Some((m, b, e, w, win, busy)) => (Some(m), Some(b), Some(e), Some(w), win, Some(busy)),
+            None => (None, None, None, None, None, None),
         };
 
         let factors_json = (!cell.key.factors.is_empty()).then(|| {
@@ -307,9 +308,9 @@ impl Store {
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
                 max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
-                protocol, blocks
+                protocol, blocks, tx_busy
              ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                       ?17)",
+                       ?17, ?18)",
             params![
                 run.0,
                 seq,
@@ -328,6 +329,7 @@ impl Store {
                 factors_json,
                 cell.key.protocol,
                 cell.key.blocks,
+                tx_busy,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -471,7 +473,8 @@ impl Store {
             .prepare(&format!(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks
+                        h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
+                        c.tx_busy
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -502,6 +505,7 @@ impl Store {
                     factors_json: r.get(16)?,
                     protocol: r.get(17)?,
                     blocks: r.get(18)?,
+                    tx_busy: r.get(19)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -675,6 +679,7 @@ struct CellRow {
     factors_json: Option<String>,
     protocol: Option<String>,
     blocks: Option<u32>,
+    tx_busy: Option<u64>,
 }
 
 impl CellRow {
@@ -708,6 +713,7 @@ impl CellRow {
                     latency,
                     raw_ns,
                     window: self.window,
+                    counters: LinkCounters { tx_busy: self.tx_busy.unwrap_or(0) },
                 })
             }
             "failed" => CellOutcome::Failed { reason: self.reason.unwrap_or_default() },

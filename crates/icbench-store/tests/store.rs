@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, Pattern, PeerMode,
-    RunMeta, RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, Pattern,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -82,6 +82,7 @@ fn measured_pingpong() -> CellResult {
             latency: Some(hist_of(&raw)),
             raw_ns: Some(raw),
             window: None,
+            counters: LinkCounters::default(),
         }),
     }
 }
@@ -97,6 +98,7 @@ fn measured_stream() -> CellResult {
             latency: None,
             raw_ns: None,
             window: Some(16),
+            counters: LinkCounters { tx_busy: 42 },
         }),
     }
 }
@@ -118,6 +120,7 @@ fn measured_bulk() -> CellResult {
             latency: Some(hist_of(&raw)),
             raw_ns: None,
             window: None,
+            counters: Default::default(),
         }),
     }
 }
@@ -134,6 +137,7 @@ fn measured_empty() -> CellResult {
             latency: Some(LatencyHistogram::new()),
             raw_ns: Some(Vec::new()),
             window: Some(0),
+            counters: LinkCounters::default(),
         }),
     }
 }
@@ -186,6 +190,7 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.elapsed_ns, w.elapsed_ns, "{ctx}: elapsed_ns");
             assert_eq!(g.warmup_messages, w.warmup_messages, "{ctx}: warmup_messages");
             assert_eq!(g.window, w.window, "{ctx}: window");
+            assert_eq!(g.counters, w.counters, "{ctx}: counters");
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
             match (&g.latency, &w.latency) {
                 (Some(gh), Some(wh)) => assert_hist_eq(gh, wh, &ctx),
@@ -341,6 +346,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     latency: Some(original.clone()),
                     raw_ns: None,
                     window: None,
+                    counters: LinkCounters::default(),
                 }),
             },
         )
@@ -432,6 +438,39 @@ fn opening_twice_migrates_once_and_keeps_the_data() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn a_schema_1_file_gains_the_link_counters_and_reads_them_as_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        // A file as schema 1 left it: its tables and one measured cell.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(include_str!("../src/migrations/0001_initial.sql")).unwrap();
+        conn.pragma_update(None, "application_id", 0x6963_6231).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+    let run = {
+        let mut store = Store::open(&path).unwrap();
+        store.begin_run(&meta()).unwrap()
+    };
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute(
+            "INSERT INTO cells (run_id, seq, created_unix_ns, link, pattern, size_bytes, status,
+                                messages, bytes, elapsed_ns, warmup_messages, tx_busy)
+             VALUES (?1, 0, 0, 'pipe', 'stream', 8, 'ok', 10, 80, 1000, 0, NULL)",
+            [run.0],
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let cells = store.load_run(run).unwrap().cells;
+    match &cells[0].outcome {
+        CellOutcome::Measured(d) => assert_eq!(d.counters, LinkCounters::default()),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -658,6 +697,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 latency: Some(hist_of(values)),
                 raw_ns: Some(values.to_vec()),
                 window: None,
+                counters: Default::default(),
             }),
         }
     };
@@ -693,6 +733,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 latency: Some(hist_of(&[5])),
                 raw_ns: None,
                 window: None,
+                counters: Default::default(),
             }),
         };
         store.insert_cell(run, &c).unwrap();

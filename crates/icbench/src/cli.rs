@@ -21,6 +21,25 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree
+    /// for tests.
+    #[arg(
+        long,
+        global = true,
+        env = "ICBENCH_SYSFS_ROOT",
+        default_value = "/sys",
+        value_name = "DIR"
+    )]
+    pub sysfs_root: PathBuf,
+    /// Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*).
+    #[arg(
+        long,
+        global = true,
+        env = "ICBENCH_DEV_ROOT",
+        default_value = "/dev",
+        value_name = "DIR"
+    )]
+    pub dev_root: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -33,12 +52,19 @@ pub enum Command {
     Show(ShowArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
-    /// List the link kinds and the spec to use for each.
+    /// List the link kinds, and the rpmsg devices and remote processors
+    /// this machine offers, with the spec to use for each.
     Links,
     /// Timer wake-up latency, as cyclictest measures it (rt-tests options).
     Timer(TimerArgs),
     /// Cross-core wake-up latency through a blocking primitive.
     Wakeup(WakeupArgs),
+    /// Bind or unbind an rpmsg channel to the rpmsg_char driver (sysfs).
+    #[command(subcommand)]
+    Rpmsg(RpmsgCommand),
+    /// Remote processors (remoteproc sysfs): list, status, start, stop, load.
+    #[command(subcommand)]
+    Remote(RemoteCommand),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
@@ -300,4 +326,52 @@ pub struct WakeupArgs {
     pub timeout: String,
     #[command(flatten)]
     pub rt: RtCommon,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RpmsgCommand {
+    /// Bind CHANNEL (a name under /sys/bus/rpmsg/devices) to the driver,
+    /// as ADI's rpmsg-bind-chardev does: driver_override, then bind.
+    Bind(RpmsgBindArgs),
+    /// Unbind CHANNEL from its driver and clear its driver_override.
+    Unbind(RpmsgBindArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RpmsgBindArgs {
+    /// The channel, e.g. virtio0.rpmsg-raw.-1.30 (`icbench links` lists them).
+    pub channel: String,
+    /// The rpmsg driver.
+    #[arg(long, default_value = "rpmsg_chrdev")]
+    pub driver: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RemoteCommand {
+    /// Every remote processor with its name, state and firmware.
+    List,
+    /// One remote processor's state and firmware.
+    Status(RprocArg),
+    /// Start it (echo start > state).
+    Start(RprocArg),
+    /// Stop it (echo stop > state).
+    Stop(RprocArg),
+    /// Set the firmware the next start loads (a file under /lib/firmware);
+    /// the core must be offline.
+    Load(LoadArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RprocArg {
+    /// remoteprocN, N, or its name; may be left out when there is only one.
+    #[arg(long, short = 'r', value_name = "RPROC")]
+    pub rproc: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Firmware file name, relative to the firmware search path.
+    pub firmware: String,
+    #[command(flatten)]
+    pub which: RprocArg,
 }

@@ -345,7 +345,9 @@ fn help_teaches_and_links_lists_every_kind() {
 /// Runs icbench without a capability and with a zero rlimit, as an
 /// unprivileged user would be. Skips (printing why) without util-linux.
 fn unprivileged(limit: &str, cap: &str, flag: &str) -> Option<(i32, String)> {
-    let have = |t: &str| std::process::Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success());
+    let have = |t: &str| {
+        std::process::Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success())
+    };
     if !(have("prlimit") && have("setpriv")) {
         eprintln!("skipped: prlimit/setpriv (util-linux) not found, cannot drop {cap}");
         return None;

@@ -406,7 +406,7 @@ fn fails(args: &[&str]) -> String {
 #[test]
 fn bad_remote_input_names_the_value_and_what_is_allowed() {
     assert!(fails(&["-L", "tty:/dev/null"]).contains("--protocol icb, dimtass or raw"));
-    assert!(fails(&["-L", "serial"]).contains("needs a device path"));
+    assert!(fails(&["-L", "serial"]).contains("needs a path: write serial:/dev/ttyUSBn"));
     assert!(fails(&["-L", "pty", "--protocol", "icb"]).contains("--peer-cmd"));
     assert!(fails(&["-L", "pipe", "--peer-cmd", "x"]).contains("--protocol"));
     let e = fails(&["-L", "tty:/x", "--protocol", "dimtass", "-p", "stream"]);

@@ -49,7 +49,7 @@ pub(crate) fn transfer(
     let hdr = prepare_transfer(&mut buf).map_err(|e| CellError::Unsupported(e.to_string()))?;
     // A message link may deliver the reply into a buffer of its own size.
     let mut reply = vec![0u8; 64 << 10];
-    sampled(budget, progress, total as u64, |_| {
+    sampled(link, budget, progress, total as u64, |link, _| {
         let t0 = now_ns();
         for (k, chunk) in buf.chunks(block).enumerate() {
             link.send(chunk).map_err(|e| {

@@ -390,7 +390,7 @@ impl Icb {
         self.need_fragments(size)?;
         let payload = Payload::new(size);
         let mut tx = payload.buffer();
-        sampled(budget, progress, size as u64, |seq| {
+        sampled(link, budget, progress, size as u64, |link, seq| {
             Payload::stamp(&mut tx, seq);
             self.echo(link, &tx, progress)
         })
@@ -413,9 +413,11 @@ impl Icb {
         let per = (now_ns() - t0) as f64 / probe_count as f64;
         let (warm, measure) = counts(per, budget, 32, 50_000_000);
         self.data(link, &msg, u64::from(warm), progress)?;
+        let before = link.counters();
         let t0 = now_ns();
         self.data(link, &msg, u64::from(measure), progress)?;
         let elapsed_ns = now_ns() - t0;
+        let counters = link.counters().since(before);
         Ok(CellData {
             messages: u64::from(measure),
             bytes: u64::from(measure) * size as u64,
@@ -424,6 +426,7 @@ impl Icb {
             latency: None,
             raw_ns: None,
             window: Some(self.caps.rx_slots.max(1)),
+            counters,
         })
     }
 
@@ -439,7 +442,7 @@ impl Icb {
         self.need(Modes::SINK | Modes::ACK, "sink with acknowledgements")?;
         self.need_fragments(block)?;
         let msg = Payload::new(block).buffer();
-        sampled(budget, progress, block as u64 * u64::from(blocks), |_| {
+        sampled(link, budget, progress, block as u64 * u64::from(blocks), |link, _| {
             let t0 = now_ns();
             self.data(link, &msg, u64::from(blocks), progress)?;
             Ok(now_ns() - t0)

@@ -22,6 +22,7 @@ pub(crate) mod raw;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use icbench_link::Link;
 use icbench_model::{CellData, LatencyHistogram};
 
 use crate::pattern::{Budget, CellError, counts};
@@ -36,36 +37,40 @@ const MIN_SAMPLES: u64 = 20;
 /// result already verified — through probe, warm-up and measurement.
 /// `bytes_per_sample` is the payload one sample carries host → peer.
 pub(crate) fn sampled(
+    link: &mut dyn Link,
     budget: &Budget,
     progress: &AtomicU64,
     bytes_per_sample: u64,
-    mut one: impl FnMut(u64) -> Result<u64, CellError>,
+    mut one: impl FnMut(&mut dyn Link, u64) -> Result<u64, CellError>,
 ) -> Result<CellData, CellError> {
     let mut seq = 0u64;
-    let mut run = |n: u32, rec: Option<(&mut LatencyHistogram, &mut Vec<u64>)>| {
-        let mut sum = 0u64;
-        let mut rec = rec;
-        for _ in 0..n {
-            let ns = one(seq)?;
-            seq += 1;
-            progress.fetch_add(1, Ordering::Relaxed);
-            sum += ns;
-            if let Some((hist, raw)) = rec.as_mut() {
-                hist.record(ns);
-                if raw.capacity() > raw.len() {
-                    raw.push(ns);
+    let mut run =
+        |link: &mut dyn Link, n: u32, rec: Option<(&mut LatencyHistogram, &mut Vec<u64>)>| {
+            let mut sum = 0u64;
+            let mut rec = rec;
+            for _ in 0..n {
+                let ns = one(link, seq)?;
+                seq += 1;
+                progress.fetch_add(1, Ordering::Relaxed);
+                sum += ns;
+                if let Some((hist, raw)) = rec.as_mut() {
+                    hist.record(ns);
+                    if raw.capacity() > raw.len() {
+                        raw.push(ns);
+                    }
                 }
             }
-        }
-        Ok::<u64, CellError>(sum)
-    };
-    let probe = run(PROBE_SAMPLES, None)?;
+            Ok::<u64, CellError>(sum)
+        };
+    let probe = run(link, PROBE_SAMPLES, None)?;
     let per = probe as f64 / f64::from(PROBE_SAMPLES);
     let (warm, measure) = counts(per, budget, MIN_SAMPLES, 5_000_000);
-    run(warm, None)?;
+    run(link, warm, None)?;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
-    let elapsed_ns = run(measure, Some((&mut hist, &mut raw)))?;
+    let before = link.counters();
+    let elapsed_ns = run(link, measure, Some((&mut hist, &mut raw)))?;
+    let counters = link.counters().since(before);
     Ok(CellData {
         messages: u64::from(measure),
         bytes: u64::from(measure) * bytes_per_sample,
@@ -74,5 +79,6 @@ pub(crate) fn sampled(
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
+        counters,
     })
 }

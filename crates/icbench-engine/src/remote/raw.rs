@@ -42,7 +42,7 @@ pub(crate) fn pingpong(
     // Room past the message, for links that receive into a buffer of their
     // own message size.
     let mut rx = vec![0u8; size + (64 << 10)];
-    sampled(budget, progress, size as u64, |seq| {
+    sampled(link, budget, progress, size as u64, |link, seq| {
         Payload::stamp(&mut tx, seq);
         let (mut sent, mut got) = (0, 0);
         let t0 = now_ns();

@@ -190,6 +190,7 @@ fn measure_thread(
         latency: Some(hist),
         raw_ns: cfg.raw.then_some(raw),
         window: None,
+        counters: Default::default(),
     })
 }
 

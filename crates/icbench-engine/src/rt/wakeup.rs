@@ -112,6 +112,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         latency: Some(hist),
         raw_ns: cfg.raw.then_some(raw),
         window: None,
+        counters: Default::default(),
     }))
 }
 

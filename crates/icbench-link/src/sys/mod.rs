@@ -3,14 +3,22 @@
 
 mod mq;
 mod netlink;
+mod rpmsg;
+pub(crate) mod rpmsg_tty;
 mod shm;
 mod stream;
 mod tty;
 
-use crate::{Abort, Handoff, Link, LinkError, LinkSpec};
+use crate::{Abort, Handoff, Link, LinkError, LinkSpec, Roots};
 
-pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+pub(crate) fn open(
+    spec: &LinkSpec,
+    abort: Abort,
+    roots: &Roots,
+) -> Result<(Box<dyn Link>, Handoff), LinkError> {
     match spec.kind.as_str() {
+        "rpmsg" => rpmsg::open(spec, abort, roots),
+        "rpmsg-ctrl" => rpmsg::open_ctrl(spec, abort, roots),
         "pipe" => stream::open_pipe(abort),
         "unix" => stream::open_unix(abort),
         "tcp" => stream::open_tcp(abort),
@@ -31,6 +39,18 @@ pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkErro
         "mq" => mq::attach(rest, abort),
         "netlink" => netlink::attach(rest, abort),
         "shm" => shm::attach(rest, abort),
+        "rpmsg-emu" => rpmsg::attach(rest, abort),
+        rpmsg::REMOTE_HANDOFF => Err(LinkError::Setup(format!(
+            "the peer of {rest} is the remote core, not a local process: measure it with a remote protocol"
+        ))),
         _ => Err(LinkError::Setup(format!("unknown handoff '{text}'"))),
+    }
+}
+
+/// Notes about what a link reaches (the remote core behind an rpmsg link).
+pub(crate) fn notes(spec: &LinkSpec, roots: &Roots) -> Vec<String> {
+    match spec.kind.as_str() {
+        "rpmsg" | "rpmsg-ctrl" => rpmsg::notes(spec, roots),
+        _ => Vec::new(),
     }
 }

@@ -34,6 +34,10 @@ struct FdLink {
     packets: bool,
     caps: LinkCaps,
     abort: Abort,
+    /// Byte streams only: split each write at this size and back off on a
+    /// full ring (`/dev/ttyRPMSGn`, see `rpmsg_tty.rs`).
+    tx_chunk: Option<usize>,
+    counters: crate::LinkCounters,
 }
 
 impl FdLink {
@@ -61,7 +65,17 @@ impl Link for FdLink {
                 }
             }
         }
-        write_all(self.tx(), msg, &self.abort)
+        match self.tx_chunk {
+            Some(mtu) => {
+                let tx = self.tx.as_ref().unwrap_or(&self.rx);
+                super::rpmsg_tty::write_chunked(tx, msg, mtu, &mut self.counters, &self.abort)
+            }
+            None => write_all(self.tx(), msg, &self.abort),
+        }
+    }
+
+    fn counters(&self) -> crate::LinkCounters {
+        self.counters
     }
 
     #[inline]
@@ -170,7 +184,22 @@ pub(crate) fn host(
     caps: LinkCaps,
     abort: Abort,
 ) -> Box<dyn Link> {
-    Box::new(FdLink { rx, tx, packets, caps, abort })
+    Box::new(FdLink { rx, tx, packets, caps, abort, tx_chunk: None, counters: Default::default() })
+}
+
+/// A byte-stream end whose writes go out in pieces of at most `mtu` bytes,
+/// counting and backing off when the device refuses one for want of a TX
+/// buffer (`/dev/ttyRPMSGn`).
+pub(crate) fn chunked_host(fd: OwnedFd, caps: LinkCaps, mtu: usize, abort: Abort) -> Box<dyn Link> {
+    Box::new(FdLink {
+        rx: fd,
+        tx: None,
+        packets: false,
+        caps,
+        abort,
+        tx_chunk: Some(mtu),
+        counters: Default::default(),
+    })
 }
 
 fn setup(op: &'static str) -> impl Fn(Errno) -> LinkError {

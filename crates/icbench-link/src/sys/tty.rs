@@ -18,7 +18,8 @@
 use rustix::fs::{Mode, OFlags};
 use rustix::termios::{OptionalActions, QueueSelector, tcflush, tcgetattr, tcsetattr};
 
-use super::stream::{host, stream_caps};
+use super::rpmsg_tty::DEFAULT_MTU;
+use super::stream::{chunked_host, host, stream_caps};
 use crate::{Abort, Handoff, Link, LinkCaps, LinkError, LinkSpec};
 
 fn caps() -> LinkCaps {
@@ -44,5 +45,17 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
     tcsetattr(&fd, OptionalActions::Now, &t).map_err(setup("tcsetattr"))?;
     tcflush(&fd, QueueSelector::IFlush).map_err(setup("tcflush"))?;
     let handoff = Handoff { text: String::new(), fds: Vec::new(), peer_path: None, remote: true };
-    Ok((host(fd, None, false, caps(), abort), handoff))
+    // `tty:` may be a /dev/ttyRPMSGn: rpmsg_tty sends each write as at most
+    // one rpmsg message with no flow control, so writes are split at the MTU
+    // and a full ring is waited out and counted (rpmsg_tty.rs). A UART
+    // (`serial:`) takes writes of any size.
+    let link = if spec.kind == "tty" {
+        let mtu = spec.param("mtu").map_or(Ok(DEFAULT_MTU), str::parse).map_err(|_| {
+            LinkError::Setup("tty: mtu must be a whole number of bytes".to_string())
+        })?;
+        chunked_host(fd, caps(), mtu, abort)
+    } else {
+        host(fd, None, false, caps(), abort)
+    };
+    Ok((link, handoff))
 }

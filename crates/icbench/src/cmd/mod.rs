@@ -3,6 +3,7 @@
 mod floor;
 mod links;
 mod peer;
+mod remote;
 mod rt;
 mod run;
 mod show;
@@ -18,12 +19,16 @@ use crate::cli::{Cli, Command, CpuArgs};
 use crate::error::bad;
 
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let roots = icbench_link::Roots::new(&cli.sysfs_root, &cli.dev_root);
+    icbench_link::Roots::set_current(roots.clone());
     match cli.command {
+        Command::Rpmsg(c) => remote::rpmsg(&roots, &c),
+        Command::Remote(c) => remote::remote(&roots, &c),
         Command::Run(a) => run::run(a),
         Command::Runs(a) => show::runs(&a),
         Command::Show(a) => show::show(&a),
         Command::Floor(a) => floor::floor(&a),
-        Command::Links => links::links(),
+        Command::Links => links::links(&roots),
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
         Command::Peer(a) => peer::peer(&a),

@@ -290,6 +290,10 @@ fn start(a: &RunArgs, plan: &Plan) -> Result<(Store, RunId, icbench_model::RunMe
     };
     let mut meta = meta::gather(&placement, clock::CLOCK_NAME, clock::read_overhead_ns(10_000));
     meta.notes.extend(plan.notes.iter().cloned());
+    // What each link reaches (for rpmsg: the remote core's firmware and state).
+    for spec in &plan.links {
+        meta.notes.extend(icbench_link::notes(spec));
+    }
     let id = store.begin_run(&meta)?;
     let total = plan.links.len() * plan.cells.len();
     eprintln!(
