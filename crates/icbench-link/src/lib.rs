@@ -16,6 +16,7 @@ mod fdio;
 mod spec;
 mod sys;
 
+pub mod probe;
 pub mod reference;
 
 use std::os::fd::OwnedFd;

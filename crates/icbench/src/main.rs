@@ -6,6 +6,7 @@
 
 mod cli;
 mod cmd;
+mod doctor;
 mod error;
 mod meta;
 mod sizes;
