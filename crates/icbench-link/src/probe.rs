@@ -54,11 +54,12 @@ fn means_absent(e: Errno) -> bool {
 /// either the probe succeeded or the kind needs no probe.
 pub fn unsupported(spec: &str) -> Option<Unsupported> {
     let kind = spec.split([':', '?']).next().unwrap_or(spec);
-    let refused = |kind, call, errno| means_absent(errno).then_some(Unsupported { kind, call, errno });
+    let refused =
+        |kind, call, errno| means_absent(errno).then_some(Unsupported { kind, call, errno });
     match kind {
-        "netlink" => netlink_socket().err().and_then(|e| {
-            refused("netlink", "socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK)", e)
-        }),
+        "netlink" => netlink_socket()
+            .err()
+            .and_then(|e| refused("netlink", "socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK)", e)),
         "pty" => pty_termios().err().and_then(|(call, e)| refused("pty", call, e)),
         _ => None,
     }

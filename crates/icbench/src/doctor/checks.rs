@@ -89,12 +89,14 @@ pub fn frequency_limits(roots: &Roots, pair: [u32; 2]) -> Finding {
     let found = parts.join("; ");
     match capped.first() {
         None => Finding::new("frequency-limits", Verdict::Ok, found),
-        Some(&(c, hw_max)) => Finding::new("frequency-limits", Verdict::Warn, found).advise(format!(
-            "raise scaling_max_freq to the hardware's maximum (echo {hw_max} > \
+        Some(&(c, hw_max)) => {
+            Finding::new("frequency-limits", Verdict::Warn, found).advise(format!(
+                "raise scaling_max_freq to the hardware's maximum (echo {hw_max} > \
              /sys/devices/system/cpu/cpu{c}/cpufreq/scaling_max_freq), or report the cap with \
              the results: a capped CPU measures slower than the part can run, and a thermal or \
              power cap can move during a run"
-        )),
+            ))
+        }
     }
 }
 
@@ -175,13 +177,12 @@ pub fn fifo(p: &Permits) -> Finding {
             Verdict::Ok,
             format!("permitted (SCHED_FIFO 1 tried on a thread and undone; {rl})"),
         ),
-        Err(e) => Finding::new("sched-fifo", Verdict::Warn, format!("refused: {e} ({rl})"))
-            .advise(
-                "`icbench run --fifo` will fail. Run as root, grant the capability \
+        Err(e) => Finding::new("sched-fifo", Verdict::Warn, format!("refused: {e} ({rl})")).advise(
+            "`icbench run --fifo` will fail. Run as root, grant the capability \
                  (setcap cap_sys_nice+ep \"$(command -v icbench)\") or raise RLIMIT_RTPRIO \
                  (`@realtime - rtprio 99` in /etc/security/limits.conf). Without SCHED_FIFO \
                  any normal task can preempt either end in the middle of a round trip",
-            ),
+        ),
     }
 }
 
@@ -255,7 +256,11 @@ pub fn smt(roots: &Roots, pair: [u32; 2]) -> Finding {
 pub fn preempt_rt(roots: &Roots) -> Finding {
     let version = roots.proc("sys/kernel/version").unwrap_or_default();
     if roots.sys("kernel/realtime").as_deref() == Some("1") {
-        return Finding::new("preempt-rt", Verdict::Ok, "PREEMPT_RT kernel (/sys/kernel/realtime = 1)");
+        return Finding::new(
+            "preempt-rt",
+            Verdict::Ok,
+            "PREEMPT_RT kernel (/sys/kernel/realtime = 1)",
+        );
     }
     if version.contains("PREEMPT_RT") {
         return Finding::new("preempt-rt", Verdict::Ok, format!("PREEMPT_RT kernel ({version})"));
@@ -280,13 +285,17 @@ pub fn cpu_dma_latency(roots: &Roots) -> Finding {
     let driver = roots.sys("devices/system/cpu/cpuidle/current_driver");
     let idle = driver.map_or(String::new(), |d| format!("; cpuidle driver {d}"));
     if roots.dev.join("cpu_dma_latency").exists() {
-        return Finding::new("cpu-dma-latency", Verdict::Info, format!("/dev/cpu_dma_latency present{idle}"))
-            .advise(
-                "icbench does not hold it: for figures free of idle-state exit latency, keep \
+        return Finding::new(
+            "cpu-dma-latency",
+            Verdict::Info,
+            format!("/dev/cpu_dma_latency present{idle}"),
+        )
+        .advise(
+            "icbench does not hold it: for figures free of idle-state exit latency, keep \
                  it at 0 during a run (open it, write a 32-bit 0, keep it open — as cyclictest \
                  does), or boot with idle=poll / cpuidle.off=1; a CPU waking from a deep \
                  C-state adds its exit latency to the first message after a pause",
-            );
+        );
     }
     Finding::new("cpu-dma-latency", Verdict::Info, format!("no /dev/cpu_dma_latency{idle}"))
         .advise("idle states cannot be limited from user space here (CONFIG_CPU_IDLE / PM QoS)")
@@ -294,7 +303,9 @@ pub fn cpu_dma_latency(roots: &Roots) -> Finding {
 
 fn entries(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -305,14 +316,18 @@ pub fn remoteproc(roots: &Roots) -> Finding {
     let class = roots.sys.join("class/remoteproc");
     let procs = entries(&class);
     if procs.is_empty() {
-        return Finding::new("remoteproc", Verdict::Info, "no remote processors (/sys/class/remoteproc)")
-            .advise(
-                "only local links can be measured on this machine. On an STM32MP1, i.MX8 or \
+        return Finding::new(
+            "remoteproc",
+            Verdict::Info,
+            "no remote processors (/sys/class/remoteproc)",
+        )
+        .advise(
+            "only local links can be measured on this machine. On an STM32MP1, i.MX8 or \
                  AM64x enable CONFIG_REMOTEPROC with the SoC's driver (STM32_RPROC, \
                  IMX_REMOTEPROC, TI_K3_R5_REMOTEPROC), put the firmware in /lib/firmware and \
                  start it (echo fw.elf > /sys/class/remoteproc/remoteproc0/firmware; echo start \
                  > /sys/class/remoteproc/remoteproc0/state)",
-            );
+        );
     }
     let mut stopped = Vec::new();
     let found = procs
@@ -357,11 +372,15 @@ pub fn rpmsg(roots: &Roots) -> Finding {
     let channels = entries(&bus.join("devices"));
     let chans = if channels.is_empty() { "no channels".to_string() } else { channels.join(", ") };
     if nodes.is_empty() {
-        return Finding::new("rpmsg", Verdict::Warn, format!("rpmsg bus: {chans}; no /dev/rpmsg* or /dev/ttyRPMSG*"))
-            .advise(
-                "load the character and tty drivers (modprobe rpmsg_char rpmsg_ctrl rpmsg_tty) \
+        return Finding::new(
+            "rpmsg",
+            Verdict::Warn,
+            format!("rpmsg bus: {chans}; no /dev/rpmsg* or /dev/ttyRPMSG*"),
+        )
+        .advise(
+            "load the character and tty drivers (modprobe rpmsg_char rpmsg_ctrl rpmsg_tty) \
                  and check that the remote firmware announced its channel (dmesg | grep rpmsg)",
-            );
+        );
     }
     Finding::new("rpmsg", Verdict::Ok, format!("rpmsg bus: {chans}; devices: {}", nodes.join(", ")))
 }

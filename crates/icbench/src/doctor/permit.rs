@@ -37,8 +37,9 @@ fn try_fifo() -> Result<(), Errno> {
         // SAFETY: plain system calls on the calling thread with valid params.
         let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &fifo) };
         if r != 0 {
-            return Err(Errno::from_io_error(&std::io::Error::last_os_error())
-                .unwrap_or(Errno::PERM));
+            return Err(
+                Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(Errno::PERM)
+            );
         }
         let other = libc::sched_param { sched_priority: 0 };
         // SAFETY: as above; going back to SCHED_OTHER is always allowed.

@@ -28,7 +28,11 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 pub fn text(r: &Report, w: &mut dyn Write) -> io::Result<()> {
-    writeln!(w, "icbench doctor: CPU {} (host end) and CPU {} (peer end)\n", r.host_cpu, r.peer_cpu)?;
+    writeln!(
+        w,
+        "icbench doctor: CPU {} (host end) and CPU {} (peer end)\n",
+        r.host_cpu, r.peer_cpu
+    )?;
     for f in &r.findings {
         writeln!(w, "{:<5} {:<17} {}", f.verdict.as_str(), f.id, f.found)?;
         for (i, line) in wrap(&f.advice, 74).iter().enumerate() {

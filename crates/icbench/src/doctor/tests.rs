@@ -114,11 +114,17 @@ fn a_capped_maximum_frequency_is_a_warning() {
     }
     let f = t.find("frequency-limits", &allowed());
     assert_verdict(&f, Verdict::Ok);
-    assert!(f.found.starts_with("CPU 2: 400 MHz–1200 MHz allowed of 400 MHz–1200 MHz"), "{}", f.found);
+    assert!(
+        f.found.starts_with("CPU 2: 400 MHz–1200 MHz allowed of 400 MHz–1200 MHz"),
+        "{}",
+        f.found
+    );
     t.cpu(3, "cpufreq/scaling_max_freq", "800000");
     let f = t.find("frequency-limits", &allowed());
     assert_verdict(&f, Verdict::Warn);
-    assert!(f.advice.contains("echo 1200000 > /sys/devices/system/cpu/cpu3/cpufreq/scaling_max_freq"));
+    assert!(
+        f.advice.contains("echo 1200000 > /sys/devices/system/cpu/cpu3/cpufreq/scaling_max_freq")
+    );
 }
 
 #[test]
