@@ -31,9 +31,17 @@ fn soft(r: Resource) -> Limit {
 }
 
 /// Tries SCHED_FIFO priority 1 on a fresh thread, then puts it back.
+fn sched_param(priority: i32) -> libc::sched_param {
+    // Zeroed first: musl's sched_param has more fields than the priority.
+    // SAFETY: sched_param is plain old data.
+    let mut p: libc::sched_param = unsafe { std::mem::zeroed() };
+    p.sched_priority = priority;
+    p
+}
+
 fn try_fifo() -> Result<(), Errno> {
     std::thread::spawn(|| {
-        let fifo = libc::sched_param { sched_priority: 1 };
+        let fifo = sched_param(1);
         // SAFETY: plain system calls on the calling thread with valid params.
         let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &fifo) };
         if r != 0 {
@@ -41,7 +49,7 @@ fn try_fifo() -> Result<(), Errno> {
                 Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(Errno::PERM)
             );
         }
-        let other = libc::sched_param { sched_priority: 0 };
+        let other = sched_param(0);
         // SAFETY: as above; going back to SCHED_OTHER is always allowed.
         unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &other) };
         Ok(())
