@@ -31,6 +31,10 @@ const MEMCPY_SPAN: usize = 32 << 20;
 /// be busy with something else).
 const FLOOR_BUDGET_NS: u64 = 5_000_000_000;
 
+/// One word alone on its line. 128 bytes covers x86 (64-byte lines fetched
+/// in pairs by the adjacent-line prefetcher) and is twice what ARM needs:
+/// Cortex-A7 and Cortex-A53 lines are 64 bytes. AtomicU64 is lock-free on
+/// armv7 too (LDREXD/STREXD), so the floor means the same there.
 #[repr(align(128))]
 struct Line(AtomicU64);
 

@@ -311,7 +311,9 @@ impl Session {
             Peer::Thread { join, abort } => {
                 abort.set();
                 drop(host);
-                let thread = join.as_pthread_t();
+                // std's RawPthread is an integer even where libc's
+                // pthread_t is a pointer (musl).
+                let thread = crate::watchdog::PthreadHandle(join.as_pthread_t() as libc::pthread_t);
                 while !join.is_finished() {
                     wake_thread(thread);
                     std::thread::sleep(Duration::from_millis(2));

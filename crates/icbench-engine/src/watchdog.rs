@@ -64,8 +64,17 @@ pub(crate) fn install_wake_handler() {
     });
 }
 
+/// A thread of this process, to signal. `pthread_t` is an integer on glibc
+/// but a pointer on musl, which is not `Send`; it is only ever passed back to
+/// `pthread_kill`, never dereferenced.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PthreadHandle(pub(crate) libc::pthread_t);
+
+// SAFETY: the value is an opaque handle for pthread_kill (see above).
+unsafe impl Send for PthreadHandle {}
+
 /// Sends the wake signal to a thread of this process.
-pub(crate) fn wake_thread(thread: libc::pthread_t) {
+pub(crate) fn wake_thread(PthreadHandle(thread): PthreadHandle) {
     // SAFETY: the caller guarantees the thread is alive (it joins the
     // watchdog, or is joined itself, before exiting).
     unsafe { libc::pthread_kill(thread, wake_signal()) };
@@ -94,7 +103,7 @@ impl Watchdog {
     ) -> Watchdog {
         install_wake_handler();
         // SAFETY: pthread_self has no preconditions.
-        let target = unsafe { libc::pthread_self() };
+        let target = PthreadHandle(unsafe { libc::pthread_self() });
         let shared = Arc::new(Shared {
             progress: AtomicU64::new(0),
             disarmed: AtomicBool::new(false),
@@ -151,7 +160,7 @@ struct Watched<'a> {
     stop: &'a AtomicBool,
 }
 
-fn watch(s: &Shared, timeout: Duration, abort: &Abort, w: &Watched<'_>, target: libc::pthread_t) {
+fn watch(s: &Shared, timeout: Duration, abort: &Abort, w: &Watched<'_>, target: PthreadHandle) {
     let (peer, stop) = (w.peer, w.stop);
     let mut last = s.progress.load(Ordering::Relaxed);
     let mut last_change = Instant::now();

@@ -3,6 +3,7 @@
 //! in both directions at every size the link can carry, a closed peer is
 //! reported as such, and an abort wakes a blocked receive.
 
+use std::io::Write;
 use std::os::fd::IntoRawFd;
 use std::thread;
 use std::time::Duration;
@@ -23,6 +24,18 @@ const SPECS: &[&str] = &[
     "netlink",
     "pty",
 ];
+
+/// Whether `spec` can work on this system (`icbench_link::probe`); if not,
+/// says why on stderr (past the test harness's capture) and the caller skips it.
+fn runs_here(spec: &str) -> bool {
+    match icbench_link::probe::unsupported(spec) {
+        None => true,
+        Some(why) => {
+            let _ = writeln!(std::io::stderr(), "SKIP {spec}: {why}");
+            false
+        }
+    }
+}
 
 fn pattern(len: usize, salt: u8) -> Vec<u8> {
     (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt)).collect()
@@ -52,7 +65,7 @@ fn start(spec: &str, sizes: Vec<usize>, rounds: usize) -> (Box<dyn Link>, thread
 
 #[test]
 fn every_link_echoes_every_size_it_can_carry() {
-    for spec in SPECS {
+    for spec in SPECS.iter().filter(|s| runs_here(s)) {
         let max = {
             let (l, _h) = open(&LinkSpec::parse(spec).unwrap(), Abort::new()).unwrap();
             l.caps().max_msg_bytes
@@ -91,7 +104,7 @@ fn zero_copy_paths_build_and_inspect_in_place() {
 
 #[test]
 fn message_links_report_a_wrong_length() {
-    for spec in ["seqpacket", "mq", "netlink", "shm"] {
+    for spec in ["seqpacket", "mq", "netlink", "shm"].into_iter().filter(|s| runs_here(s)) {
         let (mut host, peer) = start(spec, vec![10], 1);
         host.send(&pattern(10, 0)).unwrap();
         let mut rx = vec![0u8; 1 << 17];
@@ -103,7 +116,7 @@ fn message_links_report_a_wrong_length() {
 
 #[test]
 fn oversize_messages_are_refused_not_truncated() {
-    for spec in ["seqpacket", "netlink", "shm"] {
+    for spec in ["seqpacket", "netlink", "shm"].into_iter().filter(|s| runs_here(s)) {
         let (mut host, _h) = open(&LinkSpec::parse(spec).unwrap(), Abort::new()).unwrap();
         let max = host.caps().max_msg_bytes;
         let err = host.send(&vec![0u8; max + 1]).unwrap_err();
@@ -113,7 +126,7 @@ fn oversize_messages_are_refused_not_truncated() {
 
 #[test]
 fn a_closed_peer_is_reported() {
-    for spec in ["pipe", "unix", "seqpacket", "tcp", "pty"] {
+    for spec in ["pipe", "unix", "seqpacket", "tcp", "pty"].into_iter().filter(|s| runs_here(s)) {
         let spec = LinkSpec::parse(spec).unwrap();
         let (mut host, handoff) = open(&spec, Abort::new()).unwrap();
         drop(handoff); // the peer end closes without answering

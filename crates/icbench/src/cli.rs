@@ -65,6 +65,10 @@ pub enum Command {
     /// Remote processors (remoteproc sysfs): list, status, start, stop, load.
     #[command(subcommand)]
     Remote(RemoteCommand),
+    /// Check what on this machine affects measurements (governor, isolated
+    /// CPUs, RT throttling, SCHED_FIFO and mlock, SMT, PREEMPT_RT, rpmsg),
+    /// and what to change.
+    Doctor(DoctorArgs),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
@@ -233,6 +237,20 @@ pub struct RunArgs {
     /// garbage-after=N, truncate-after=N, crc-after=N replies.
     #[arg(long, hide = true, value_name = "FAULT")]
     pub peer_fault: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub cpus: CpuArgs,
+    /// Print JSON instead of text (with a schema_version).
+    #[arg(long)]
+    pub json: bool,
+    /// Read sys/, proc/ and dev/ under DIR instead of /sys, /proc and /dev
+    /// (e.g. a tree copied from a board). SCHED_FIFO and mlock are still
+    /// tried on this process.
+    #[arg(long, default_value = "/", value_name = "DIR")]
+    pub root: PathBuf,
 }
 
 #[derive(Debug, Args)]

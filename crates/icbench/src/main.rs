@@ -6,6 +6,7 @@
 
 mod cli;
 mod cmd;
+mod doctor;
 mod error;
 mod meta;
 mod sizes;
@@ -20,7 +21,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             let code = error::exit_code(&e);
-            eprintln!("icbench: error: {e:#}");
+            // Exit code 0 here is a closed stdout (`icbench … | head`): no message.
+            if code != 0 {
+                eprintln!("icbench: error: {e:#}");
+            }
             ExitCode::from(code)
         }
     }

@@ -125,8 +125,10 @@ fn mq_open(name: &CString, flags: i32, attr: Option<&libc::mq_attr>) -> Result<O
 fn make_queue(name: &CString, msgsize: i64, maxmsg: i64) -> Result<(OwnedFd, OwnedFd), Errno> {
     // SAFETY: mq_attr is plain old data.
     let mut attr: libc::mq_attr = unsafe { std::mem::zeroed() };
-    attr.mq_maxmsg = maxmsg;
-    attr.mq_msgsize = msgsize;
+    // mq_attr's fields are C `long`: 32 bits on armv7. The values are
+    // bounded by /proc/sys/fs/mqueue limits, far below 2^31.
+    attr.mq_maxmsg = maxmsg as libc::c_long;
+    attr.mq_msgsize = msgsize as libc::c_long;
     let w = mq_open(name, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL, Some(&attr));
     let r = w.and_then(|w| mq_open(name, libc::O_RDONLY, None).map(|r| (w, r)));
     // SAFETY: valid C string.

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod doctor;
 mod floor;
 mod links;
 mod peer;
@@ -31,6 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Links => links::links(&roots),
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
+        Command::Doctor(a) => doctor::doctor(&a),
         Command::Peer(a) => peer::peer(&a),
     }
 }
@@ -39,6 +41,13 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
 /// CPUs this process may use, or the first two of them.
 pub(crate) fn resolve_cpus(args: &CpuArgs) -> Result<(u32, u32, CpuList)> {
     let usable = CpuList::usable();
+    let (a, b) = pair_in(args, &usable)?;
+    Ok((a, b, usable))
+}
+
+/// The pair from `--cpus A,B`, or the first two of `usable`, checked
+/// against `usable`.
+pub(crate) fn pair_in(args: &CpuArgs, usable: &CpuList) -> Result<(u32, u32)> {
     let (a, b) = match &args.cpus {
         None => usable.default_pair().map_err(|e| bad(e.to_string()))?,
         Some(s) => {
@@ -61,5 +70,5 @@ pub(crate) fn resolve_cpus(args: &CpuArgs) -> Result<(u32, u32, CpuList)> {
     for c in [a, b] {
         usable.check(c).map_err(|e| bad(e.to_string()))?;
     }
-    Ok((a, b, usable))
+    Ok((a, b))
 }

@@ -232,10 +232,7 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
         .map_err(|e| bad(format!("--peer-fault: {e}")))?;
     let peer = match a.peer {
         PeerKind::Thread => PeerLaunch::Thread,
-        PeerKind::Process => PeerLaunch::Process {
-            exe: std::env::current_exe().context("finding the icbench binary to start the peer")?,
-            args: vec!["__peer".to_string()],
-        },
+        PeerKind::Process => peer_process()?,
     };
     let cfg = EngineConfig {
         host_cpu,
@@ -404,4 +401,21 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The peer process: this binary re-executed as `icbench __peer`. Under an
+/// emulator (qemu-user without a binfmt_misc registration, as
+/// `scripts/qemu-run` runs the ARM builds) the kernel cannot exec the binary
+/// itself, so when `ICBENCH_EXEC_WRAPPER` names a program, the peer is
+/// started through it: `WRAPPER icbench __peer …`.
+fn peer_process() -> Result<PeerLaunch> {
+    let exe = std::env::current_exe().context("finding the icbench binary to start the peer")?;
+    let peer = "__peer".to_string();
+    Ok(match std::env::var_os("ICBENCH_EXEC_WRAPPER").filter(|w| !w.is_empty()) {
+        None => PeerLaunch::Process { exe, args: vec![peer] },
+        Some(wrapper) => PeerLaunch::Process {
+            exe: wrapper.into(),
+            args: vec![exe.to_string_lossy().into_owned(), peer],
+        },
+    })
 }

@@ -1,0 +1,28 @@
+# icbench: the common benchmark for inter-core communication.
+#
+# A recipe in the style cargo-bitbake generates (meta-rust/cargo-bitbake):
+# `inherit cargo`, the sources from git, and every crate of Cargo.lock as a
+# crate:// entry (icbench-crates.inc, written by contrib/yocto/crates-inc).
+# Written and checked by hand against poky's cargo class; it has not been
+# built with BitBake here (docs/install.md).
+SUMMARY = "The common benchmark for inter-core communication"
+HOMEPAGE = "https://example.invalid/icbench"
+LICENSE = "MIT | Apache-2.0"
+# The licence as declared in the workspace Cargo.toml (line 10).
+LIC_FILES_CHKSUM = "file://Cargo.toml;beginline=10;endline=10;md5=86b31c7756a1a7962f28b62856ed4f05"
+
+inherit cargo
+
+SRC_URI = "git://example.invalid/icbench.git;protocol=https;branch=main"
+# Pin a commit for a reproducible image; AUTOREV follows the branch.
+SRCREV = "${AUTOREV}"
+PV = "0.1.0+git${SRCPV}"
+S = "${WORKDIR}/git"
+
+require ${BPN}-crates.inc
+
+# The binary crate inside the workspace; Cargo.lock is at the top of ${S}.
+CARGO_SRC_DIR = "crates/icbench"
+
+# rusqlite's bundled SQLite is C: the cargo class passes the target's
+# compiler to the cc crate, nothing more is needed.

@@ -1,0 +1,35 @@
+//! `icbench doctor`: examine the machine (crate::doctor) and render it.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use icbench_engine::cpu::CpuList;
+
+use crate::cli::DoctorArgs;
+use crate::doctor::{self, Roots};
+use crate::error::bad;
+
+pub fn doctor(a: &DoctorArgs) -> Result<ExitCode> {
+    let roots = Roots::under(&a.root);
+    let online = std::fs::read_to_string(roots.sys.join("devices/system/cpu/online"))
+        .ok()
+        .and_then(|t| CpuList::parse(&t))
+        .ok_or_else(|| {
+            bad(format!(
+                "--root {}: no {} (the list of online CPUs); give the directory that holds sys/",
+                a.root.display(),
+                roots.sys.join("devices/system/cpu/online").display()
+            ))
+        })?;
+    let (host, peer) = super::pair_in(&a.cpus, &online)?;
+    let report = doctor::examine(&roots, host, peer, &doctor::permit::probe());
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        doctor::render::json(&report, &mut out)?;
+    } else {
+        doctor::render::text(&report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,127 @@
+//! Renderers for a doctor [`Report`]: text for a terminal, JSON (with a
+//! `schema_version`) for scripts. They only render.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use super::{Report, Verdict};
+
+/// Version of the `icbench doctor --json` document.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Splits `text` into lines of at most `width` characters at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("never empty");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
+pub fn text(r: &Report, w: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        w,
+        "icbench doctor: CPU {} (host end) and CPU {} (peer end)\n",
+        r.host_cpu, r.peer_cpu
+    )?;
+    for f in &r.findings {
+        writeln!(w, "{:<5} {:<17} {}", f.verdict.as_str(), f.id, f.found)?;
+        for (i, line) in wrap(&f.advice, 74).iter().enumerate() {
+            if !line.is_empty() {
+                writeln!(w, "{:<23} {line}", if i == 0 { "      →" } else { "" })?;
+            }
+        }
+    }
+    let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
+    writeln!(
+        w,
+        "\n{} ok, {} to know, {} to change before measuring",
+        count(Verdict::Ok),
+        count(Verdict::Info),
+        count(Verdict::Warn)
+    )
+}
+
+pub fn json(r: &Report, w: &mut dyn Write) -> io::Result<()> {
+    let findings: Vec<_> = r
+        .findings
+        .iter()
+        .map(|f| {
+            json!({
+                "id": f.id,
+                "verdict": f.verdict.as_str(),
+                "found": f.found,
+                "advice": (!f.advice.is_empty()).then_some(&f.advice),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "schema_version": SCHEMA_VERSION,
+        "host_cpu": r.host_cpu,
+        "peer_cpu": r.peer_cpu,
+        "worst": r.worst().as_str(),
+        "findings": findings,
+    });
+    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    writeln!(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::Finding;
+
+    fn report() -> Report {
+        Report {
+            host_cpu: 2,
+            peer_cpu: 3,
+            findings: vec![
+                Finding {
+                    id: "governor",
+                    verdict: Verdict::Ok,
+                    found: "CPU 2: performance; CPU 3: performance".into(),
+                    advice: String::new(),
+                },
+                Finding {
+                    id: "rt-throttling",
+                    verdict: Verdict::Warn,
+                    found: "on".into(),
+                    advice: "word ".repeat(30),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn text_shows_every_finding_and_wraps_advice() {
+        let mut out = Vec::new();
+        text(&report(), &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.starts_with("icbench doctor: CPU 2 (host end) and CPU 3 (peer end)\n"));
+        assert!(s.contains("ok    governor          CPU 2: performance; CPU 3: performance\n"));
+        assert!(s.contains("warn  rt-throttling     on\n      →                 word word"));
+        assert!(s.lines().all(|l| l.chars().count() <= 100), "{s}");
+        assert!(s.ends_with("1 ok, 0 to know, 1 to change before measuring\n"));
+    }
+
+    #[test]
+    fn json_is_versioned_and_names_the_worst_verdict() {
+        let mut out = Vec::new();
+        json(&report(), &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["worst"], "warn");
+        assert_eq!(v["findings"][0]["id"], "governor");
+        assert_eq!(v["findings"][0]["advice"], serde_json::Value::Null);
+        assert_eq!(v["findings"][1]["verdict"], "warn");
+    }
+}

@@ -1,0 +1,256 @@
+//! Every finding against fake sysfs/procfs/dev trees in a temporary
+//! directory: one tree set up well, one left as a desktop leaves it.
+
+use std::path::Path;
+
+use rustix::io::Errno;
+
+use super::permit::{Limit, Permits};
+use super::*;
+
+struct Tree {
+    dir: tempfile::TempDir,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let t = Tree { dir: tempfile::tempdir().unwrap() };
+        for d in ["sys", "proc", "dev"] {
+            std::fs::create_dir_all(t.dir.path().join(d)).unwrap();
+        }
+        t
+    }
+
+    fn put(&self, rel: &str, text: &str) -> &Tree {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, format!("{text}\n")).unwrap();
+        self
+    }
+
+    fn mkdir(&self, rel: &str) -> &Tree {
+        std::fs::create_dir_all(self.dir.path().join(rel)).unwrap();
+        self
+    }
+
+    fn roots(&self) -> Roots {
+        Roots::under(self.dir.path())
+    }
+
+    fn cpu(&self, n: u32, rel: &str, text: &str) -> &Tree {
+        self.put(&format!("sys/devices/system/cpu/cpu{n}/{rel}"), text)
+    }
+
+    fn find(&self, id: &str, permits: &Permits) -> Finding {
+        examine(&self.roots(), 2, 3, permits).findings.into_iter().find(|f| f.id == id).unwrap()
+    }
+}
+
+fn allowed() -> Permits {
+    Permits { fifo: Ok(()), rtprio: Limit::Value(99), mlock: Ok(()), memlock: Limit::Unlimited }
+}
+
+fn refused() -> Permits {
+    Permits {
+        fifo: Err(Errno::PERM),
+        rtprio: Limit::Value(0),
+        mlock: Err(Errno::NOMEM),
+        memlock: Limit::Value(8 << 20),
+    }
+}
+
+fn assert_verdict(f: &Finding, v: Verdict) {
+    assert_eq!(f.verdict, v, "{f:?}");
+    if v == Verdict::Warn {
+        assert!(!f.advice.is_empty(), "a warning says what to change: {f:?}");
+    }
+}
+
+#[test]
+fn every_check_reports_once_with_a_stable_id() {
+    let t = Tree::new();
+    let r = examine(&t.roots(), 2, 3, &allowed());
+    let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "governor",
+            "frequency-limits",
+            "isolation",
+            "rt-throttling",
+            "sched-fifo",
+            "mlock",
+            "smt",
+            "preempt-rt",
+            "cpu-dma-latency",
+            "remoteproc",
+            "rpmsg"
+        ]
+    );
+}
+
+#[test]
+fn governor_performance_is_ok_and_others_are_named() {
+    let t = Tree::new();
+    assert_verdict(&t.find("governor", &allowed()), Verdict::Info); // no cpufreq at all
+    t.cpu(2, "cpufreq/scaling_governor", "performance");
+    t.cpu(3, "cpufreq/scaling_governor", "performance");
+    assert_verdict(&t.find("governor", &allowed()), Verdict::Ok);
+    t.cpu(3, "cpufreq/scaling_governor", "schedutil");
+    let f = t.find("governor", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert_eq!(f.found, "CPU 2: performance; CPU 3: schedutil");
+    assert!(f.advice.contains("frequency-set -g performance"), "{}", f.advice);
+}
+
+#[test]
+fn a_capped_maximum_frequency_is_a_warning() {
+    let t = Tree::new();
+    for c in [2, 3] {
+        t.cpu(c, "cpufreq/cpuinfo_min_freq", "400000");
+        t.cpu(c, "cpufreq/cpuinfo_max_freq", "1200000");
+        t.cpu(c, "cpufreq/scaling_min_freq", "400000");
+        t.cpu(c, "cpufreq/scaling_max_freq", "1200000");
+    }
+    let f = t.find("frequency-limits", &allowed());
+    assert_verdict(&f, Verdict::Ok);
+    assert!(
+        f.found.starts_with("CPU 2: 400 MHz–1200 MHz allowed of 400 MHz–1200 MHz"),
+        "{}",
+        f.found
+    );
+    t.cpu(3, "cpufreq/scaling_max_freq", "800000");
+    let f = t.find("frequency-limits", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert!(
+        f.advice.contains("echo 1200000 > /sys/devices/system/cpu/cpu3/cpufreq/scaling_max_freq")
+    );
+}
+
+#[test]
+fn isolation_wants_both_cpus_isolated_and_tickless() {
+    let t = Tree::new();
+    t.put("sys/devices/system/cpu/isolated", "");
+    t.put("sys/devices/system/cpu/nohz_full", "(null)");
+    let f = t.find("isolation", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert_eq!(f.found, "isolated: none; nohz_full: none");
+    assert!(f.advice.contains("isolcpus=2,3 nohz_full=2,3"), "{}", f.advice);
+    t.put("sys/devices/system/cpu/isolated", "2-3");
+    assert_verdict(&t.find("isolation", &allowed()), Verdict::Info);
+    t.put("sys/devices/system/cpu/nohz_full", "1-3");
+    let f = t.find("isolation", &allowed());
+    assert_verdict(&f, Verdict::Ok);
+    assert_eq!(f.found, "isolated: 2-3; nohz_full: 1-3");
+    t.put("sys/devices/system/cpu/isolated", "3");
+    assert_verdict(&t.find("isolation", &allowed()), Verdict::Warn);
+}
+
+#[test]
+fn rt_throttling_on_is_a_warning_off_is_ok() {
+    let t = Tree::new();
+    assert_verdict(&t.find("rt-throttling", &allowed()), Verdict::Info);
+    t.put("proc/sys/kernel/sched_rt_runtime_us", "950000");
+    t.put("proc/sys/kernel/sched_rt_period_us", "1000000");
+    let f = t.find("rt-throttling", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert_eq!(f.found, "on: SCHED_FIFO tasks may run 950000 µs of every 1000000 µs");
+    assert!(f.advice.contains("sched_rt_runtime_us=-1"));
+    t.put("proc/sys/kernel/sched_rt_runtime_us", "-1");
+    assert_verdict(&t.find("rt-throttling", &allowed()), Verdict::Ok);
+}
+
+#[test]
+fn fifo_and_mlock_refusals_say_how_to_get_them() {
+    let t = Tree::new();
+    assert_verdict(&t.find("sched-fifo", &allowed()), Verdict::Ok);
+    assert_verdict(&t.find("mlock", &allowed()), Verdict::Ok);
+    assert!(t.find("mlock", &allowed()).found.contains("RLIMIT_MEMLOCK unlimited"));
+    let f = t.find("sched-fifo", &refused());
+    assert_verdict(&f, Verdict::Warn);
+    assert!(f.found.contains("RLIMIT_RTPRIO 0"), "{}", f.found);
+    assert!(f.advice.contains("cap_sys_nice"));
+    let f = t.find("mlock", &refused());
+    assert_verdict(&f, Verdict::Warn);
+    assert!(f.found.contains("RLIMIT_MEMLOCK 8192 KiB"), "{}", f.found);
+    assert!(f.advice.contains("cap_ipc_lock"));
+}
+
+#[test]
+fn smt_siblings_in_the_pair_are_a_warning() {
+    let t = Tree::new();
+    assert_verdict(&t.find("smt", &allowed()), Verdict::Info);
+    t.cpu(2, "topology/thread_siblings_list", "2-3");
+    t.cpu(3, "topology/thread_siblings_list", "2-3");
+    let f = t.find("smt", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert_eq!(f.found, "CPUs 2 and 3 are SMT siblings: one core (2-3)");
+    t.cpu(2, "topology/thread_siblings_list", "2,6");
+    t.cpu(3, "topology/thread_siblings_list", "3,7");
+    let f = t.find("smt", &allowed());
+    assert_verdict(&f, Verdict::Info);
+    assert_eq!(f.found, "CPU 2 shares its core with 2,6; CPU 3 shares its core with 3,7");
+    // core_cpus_list, the newer name, wins over thread_siblings_list.
+    t.cpu(2, "topology/core_cpus_list", "2");
+    t.cpu(3, "topology/core_cpus_list", "3");
+    assert_verdict(&t.find("smt", &allowed()), Verdict::Ok);
+}
+
+#[test]
+fn preempt_rt_from_sys_kernel_realtime_or_the_version() {
+    let t = Tree::new();
+    t.put("proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.0-1");
+    let f = t.find("preempt-rt", &allowed());
+    assert_verdict(&f, Verdict::Info);
+    assert!(f.found.starts_with("preemptible kernel, not PREEMPT_RT"), "{}", f.found);
+    t.put("proc/sys/kernel/version", "#1 SMP PREEMPT_RT Debian 6.1.0-1-rt");
+    assert_verdict(&t.find("preempt-rt", &allowed()), Verdict::Ok);
+    t.put("proc/sys/kernel/version", "#1 SMP");
+    t.put("sys/kernel/realtime", "1");
+    let f = t.find("preempt-rt", &allowed());
+    assert_verdict(&f, Verdict::Ok);
+    assert_eq!(f.found, "PREEMPT_RT kernel (/sys/kernel/realtime = 1)");
+}
+
+#[test]
+fn cpu_dma_latency_presence_is_reported() {
+    let t = Tree::new();
+    assert!(t.find("cpu-dma-latency", &allowed()).found.starts_with("no /dev/cpu_dma_latency"));
+    t.put("dev/cpu_dma_latency", "");
+    t.put("sys/devices/system/cpu/cpuidle/current_driver", "psci_idle");
+    let f = t.find("cpu-dma-latency", &allowed());
+    assert_eq!(f.found, "/dev/cpu_dma_latency present; cpuidle driver psci_idle");
+    assert!(f.advice.contains("write a 32-bit 0"));
+}
+
+#[test]
+fn remoteproc_states_and_rpmsg_devices() {
+    let t = Tree::new();
+    assert_verdict(&t.find("remoteproc", &allowed()), Verdict::Info);
+    assert_verdict(&t.find("rpmsg", &allowed()), Verdict::Info);
+    t.put("sys/class/remoteproc/remoteproc0/name", "m4");
+    t.put("sys/class/remoteproc/remoteproc0/state", "offline");
+    let f = t.find("remoteproc", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert_eq!(f.found, "remoteproc0 (m4): offline");
+    assert!(f.advice.contains("echo start > /sys/class/remoteproc/remoteproc0/state"));
+    t.put("sys/class/remoteproc/remoteproc0/state", "running");
+    assert_verdict(&t.find("remoteproc", &allowed()), Verdict::Ok);
+
+    t.mkdir("sys/bus/rpmsg/devices/virtio0.rpmsg-tty.-1.0");
+    let f = t.find("rpmsg", &allowed());
+    assert_verdict(&f, Verdict::Warn);
+    assert!(f.found.contains("virtio0.rpmsg-tty.-1.0"), "{}", f.found);
+    t.put("dev/ttyRPMSG0", "").put("dev/rpmsg_ctrl0", "").put("dev/null", "");
+    let f = t.find("rpmsg", &allowed());
+    assert_verdict(&f, Verdict::Ok);
+    assert!(f.found.ends_with("devices: /dev/rpmsg_ctrl0, /dev/ttyRPMSG0"), "{}", f.found);
+}
+
+#[test]
+fn roots_are_never_fixed_paths() {
+    let r = Roots::under(Path::new("/tmp/x"));
+    assert_eq!(r.sys, Path::new("/tmp/x/sys"));
+    assert_eq!(r.proc, Path::new("/tmp/x/proc"));
+    assert_eq!(r.dev, Path::new("/tmp/x/dev"));
+}
