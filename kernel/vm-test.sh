@@ -1,0 +1,131 @@
+#!/bin/sh
+# In-VM tests of the VM rig (run by vm-init.sh; output parsed on the host by
+# scripts/vm-rig-check).  Every result is one JSON line between the markers
+#   @@ICB-VM-BEGIN@@ … @@ICB-VM-END@@
+# of the form {"name":N,"expect":E,"result":R}: E says what the host must
+# find in R (clean, lost, mismatch, delay>=NS, state=S, ...).  Timings are
+# real timings of the real driver stack on the guest's virtual CPUs.
+P=/sys/module/virtual_rproc/parameters
+RP=
+N=${ICB_N:-200}
+
+say() { echo "$*"; }
+# check NAME EXPECT TIMEOUT CMD...: one JSON line from CMD, wrapped.
+check() {
+    name=$1 expect=$2 t=$3; shift 3
+    out=$(timeout "$t" "$@" 2>/tmp/err | tail -n 1); rc=$?
+    [ -n "$out" ] || out=null
+    err=$(head -c 200 /tmp/err | tr '\n"\\' '   ')
+    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$err\",\"result\":$out}"
+}
+state() { cat "$RP/state"; }
+wait_state() {
+    i=0
+    while [ "$(state)" != "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+    say "{\"name\":\"$2\",\"expect\":\"state=$1\",\"result\":{\"state\":\"$(state)\"}}"
+}
+wait_node() {
+    i=0
+    while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+}
+stats() { tr '\n' ' ' < /sys/devices/platform/virtual-rproc/stats | sed 's/ *$//'; }
+
+say "@@ICB-VM-BEGIN@@"
+say "{\"name\":\"boot\",\"expect\":\"info\",\"result\":{\"cpus\":$(grep -c ^processor /proc/cpuinfo),\"kernel\":\"$(uname -r)\",\"cmdline\":\"$(cat /proc/cmdline)\"}}"
+[ -d /sys/class/remoteproc ] && rpc=1 || rpc=0
+say "{\"name\":\"remoteproc-class\",\"expect\":\"present\",\"result\":{\"present\":$rpc}}"
+
+insmod /icb/virtual_rproc.ko cpu=1 ${ICB_VRING_NUM:+vring_num=$ICB_VRING_NUM} 2>/tmp/err
+insmod /icb/icb_nl_bridge.ko 2>>/tmp/err
+for d in /sys/class/remoteproc/remoteproc*; do
+    [ "$(cat "$d/name" 2>/dev/null)" = virtual-rproc ] && RP=$d
+done
+if [ -z "$RP" ]; then
+    say "{\"name\":\"modules\",\"expect\":\"present\",\"result\":{\"present\":0,\"err\":\"$(tr '\n"' '  ' </tmp/err)\"}}"
+    say "@@ICB-VM-END@@"; exit 1
+fi
+say "{\"name\":\"modules\",\"expect\":\"present\",\"result\":{\"present\":1}}"
+
+echo start > "$RP/state"
+wait_state running start
+wait_node /dev/rpmsg_ctrl0; wait_node /dev/ttyRPMSG0
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+say "{\"name\":\"nodes\",\"expect\":\"nodes\",\"result\":{\"ctrl\":$([ -e /dev/rpmsg_ctrl0 ] && echo 1 || echo 0),\"tty\":$([ -e /dev/ttyRPMSG0 ] && echo 1 || echo 0),\"raw\":\"$RAW\",\"bridge\":$(dmesg | grep -c 'netlink family icbench_bridge')}}"
+
+# --- the real user interfaces, raw echo, with vmcheck -------------------
+for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
+for size in 1 64 496; do
+    check "rpmsg-ctrl/raw/$size" clean 60 vmcheck ctrl /dev/rpmsg_ctrl0 1024 "$N" $size
+    check "rpmsg/raw/$size" clean 60 vmcheck dev "$RAW" "$N" $size
+    check "tty/raw/$size" clean 60 vmcheck tty /dev/ttyRPMSG0 "$N" $size
+    check "netlink-bridge/raw/$size" clean 60 vmcheck nl "$N" $size
+done
+check "tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 50 4096
+check "netlink-bridge/raw/4000-chunked" clean 60 vmcheck nl 50 4000
+check "netlink-bridge/raw/64-3clients" clean 60 vmcheck nl "$N" 64 3
+
+# --- icbench over the merged links (icb, raw, dimtass) -----------------
+if [ -x /icb/icbench ]; then
+    links=$(/icb/icbench links 2>/dev/null)
+    for proto in icb raw dimtass; do
+        for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
+        for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge:"; do
+            kind=${spec%%:*}
+            if ! echo "$links" | grep -q "^ *$kind\b"; then
+                say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"result\":{\"skipped\":\"this icbench has no $kind link\"}}"
+                continue
+            fi
+            out=$(timeout 120 /icb/icbench run -L "$spec" --protocol $proto -p pingpong \
+                  -s 16,256,496 --no-floor --json --db /tmp/icb.db --cpus 0,1 2>/tmp/err)
+            rc=$?
+            [ -n "$out" ] || out=null
+            say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"rc\":$rc,\"stderr\":\"$(head -c 300 /tmp/err | tr '\n"\\' '   ')\",\"result\":$(echo "$out" | tr -d '\n')}"
+        done
+    done
+    for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
+fi
+
+# --- faults ------------------------------------------------------------
+echo 2000 > $P/delay_us
+check "fault/delay/rpmsg" "delay>=2000000" 60 vmcheck dev "$RAW" 20 64
+echo 0 > $P/delay_us
+echo 4 > $P/drop_every
+check "fault/drop/rpmsg" lost 60 vmcheck dev "$RAW" 8 64
+check "fault/drop/netlink-bridge" lost 60 vmcheck nl 8 64
+echo 0 > $P/drop_every
+echo 3 > $P/corrupt_every
+check "fault/corrupt/rpmsg" mismatch 60 vmcheck dev "$RAW" 9 64
+check "fault/corrupt/tty" mismatch 60 vmcheck tty /dev/ttyRPMSG0 9 64
+echo 0 > $P/corrupt_every
+echo 1 > $P/stall
+check "fault/stall/tty" lost 60 vmcheck tty /dev/ttyRPMSG0 4 4096
+check "fault/stall/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
+echo 0 > $P/stall
+sleep 1
+check "fault/stall-recovered/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+
+# crash with recovery disabled: the state must read `crashed`
+echo disabled > "$RP/recovery"
+echo 1 > $P/crash
+wait_state crashed "fault/crash/state"
+check "fault/crash/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
+echo recover > "$RP/recovery"
+wait_state running "fault/crash/recovered-state"
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+check "fault/crash/recovered-rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+check "fault/crash/recovered-netlink-bridge" clean 60 vmcheck nl 20 64
+# and with recovery enabled: remoteproc restarts it by itself
+echo enabled > "$RP/recovery"
+echo 1 > $P/crash
+sleep 2
+wait_state running "fault/crash-auto/state"
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+
+echo stop > "$RP/state"
+wait_state offline stop
+rmmod icb_nl_bridge; rmmod virtual_rproc
+say "{\"name\":\"unload\",\"expect\":\"info\",\"result\":{\"rc\":$?,\"stats\":\"$(stats 2>/dev/null)\"}}"
+say "{\"name\":\"dmesg-warnings\",\"expect\":\"info\",\"result\":{\"count\":$(dmesg | grep -ciE 'warning|bug|oops|call trace')}}"
+dmesg | grep -iE 'rproc|rpmsg|virtio|vrproc|icb' | tail -n 60 | sed 's/^/dmesg: /'
+say "@@ICB-VM-END@@"
