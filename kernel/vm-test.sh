@@ -69,9 +69,9 @@ if [ -x /icb/icbench ]; then
     links=$(/icb/icbench links 2>/dev/null)
     for proto in icb raw dimtass; do
         for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
-        for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge:"; do
+        for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge"; do
             kind=${spec%%:*}
-            if ! echo "$links" | grep -q "^ *$kind\b"; then
+            if ! echo "$links" | grep -qE "^ *$kind( |$)"; then
                 say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"result\":{\"skipped\":\"this icbench has no $kind link\"}}"
                 continue
             fi

@@ -14,10 +14,16 @@
 #ifndef VRPROC_H
 #define VRPROC_H
 
+#include <linux/platform_device.h>
 #include <linux/remoteproc.h>
 #include <linux/rpmsg/ns.h>
 #include <linux/virtio_ring.h>
 #include <linux/wait.h>
+
+/* rproc_vq_interrupt and the rproc_elf_* helpers are exported but declared
+ * in the framework's private header, which in-tree drivers (stm32_rproc.c,
+ * imx_rproc.c) include the same way; Kbuild adds its directory. */
+#include "remoteproc_internal.h"
 
 #include "icb_responder.h"
 

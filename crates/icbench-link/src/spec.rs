@@ -48,6 +48,13 @@ pub const KINDS: &[KindInfo] = &[
         default: true,
     },
     KindInfo {
+        name: "netlink-bridge",
+        params: &[],
+        help: "generic netlink family icbench_bridge, bridged by kernel/netlink_bridge to a \
+               remote's rpmsg channel (scripts/vm-rig)",
+        default: false,
+    },
+    KindInfo {
         name: "pty",
         params: &[],
         help: "pseudo-terminal pair in raw mode (stand-in for /dev/ttyRPMSGn)",

@@ -3,6 +3,7 @@
 
 mod mq;
 mod netlink;
+mod nlbridge;
 mod shm;
 mod stream;
 
@@ -17,6 +18,7 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
         "seqpacket" => stream::open_seqpacket(abort),
         "mq" => mq::open(abort),
         "netlink" => netlink::open(abort),
+        "netlink-bridge" => nlbridge::open(abort),
         "shm" => shm::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
@@ -28,6 +30,7 @@ pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkErro
         "pipe" | "unix" | "tcp" | "pty" | "seqpacket" => stream::attach(kind, rest, abort),
         "mq" => mq::attach(rest, abort),
         "netlink" => netlink::attach(rest, abort),
+        "netlink-bridge" => nlbridge::attach(rest, abort),
         "shm" => shm::attach(rest, abort),
         _ => Err(LinkError::Setup(format!("unknown handoff '{text}'"))),
     }
