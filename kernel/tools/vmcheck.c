@@ -16,6 +16,8 @@
  *   vmcheck nl   N SIZE [CLIENTS]        echo through the netlink bridge;
  *                                        SIZE may exceed the MTU (chunking)
  *   vmcheck find NAME DST                print /dev/rpmsgK whose name and dst match
+ *   vmcheck drain DEV                    read and count what is queued (stale replies
+ *                                        of a fault case), until 300 ms of quiet
  * Exit 0 when the check ran (the JSON says how it went), 1 on setup errors.
  */
 #define _GNU_SOURCE
@@ -368,7 +370,7 @@ static void nl_echo(struct result *r)
 static int usage(void)
 {
 	fprintf(stderr, "usage: vmcheck ctrl CTRLDEV DST N SIZE | dev DEV N SIZE | tty DEV N SIZE"
-			" | nl N SIZE [CLIENTS] | find NAME DST\n");
+			" | nl N SIZE [CLIENTS] | find NAME DST | drain DEV\n");
 	return 2;
 }
 
@@ -385,6 +387,20 @@ int main(int argc, char **argv)
 		if (find_dev(argv[2], (unsigned)strtoul(argv[3], NULL, 0), path, sizeof(path)))
 			return 1;
 		puts(path);
+		return 0;
+	}
+	if (!strcmp(argv[1], "drain") && argc == 3) {
+		static uint8_t b[MAXBUF];
+		int n = 0;
+
+		fd = open(argv[2], O_RDWR | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0) {
+			perror("vmcheck: drain");
+			return 1;
+		}
+		while (wait_in(fd, 300) > 0 && read(fd, b, sizeof(b)) > 0)
+			n++;
+		printf("{\"check\":\"drain\",\"dev\":\"%s\",\"drained\":%d}\n", argv[2], n);
 		return 0;
 	}
 	if (!strcmp(argv[1], "ctrl") && argc == 6) {
