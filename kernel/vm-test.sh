@@ -64,6 +64,14 @@ check "tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 50 4096
 check "netlink-bridge/raw/4000-chunked" clean 60 vmcheck nl 50 4000
 check "netlink-bridge/raw/64-3clients" clean 60 vmcheck nl "$N" 64 3
 
+# --- icbench's netlink-bridge link (its test, built for the guest) -----
+if [ -x /icb/icbench-link-tests ]; then
+    out=$(timeout 120 /icb/icbench-link-tests --exact sys::nlbridge::tests::echo_through_the_real_bridge --nocapture 2>&1)
+    rc=$?
+    ok=$(echo "$out" | grep -c 'echoed 1 B')
+    say "{\"name\":\"icbench-link/netlink-bridge\",\"expect\":\"present\",\"rc\":$rc,\"result\":{\"present\":$([ $rc = 0 ] && [ "$ok" = 1 ] && echo 1 || echo 0),\"out\":\"$(echo "$out" | tail -n 5 | tr '\n"\\' '   ')\"}}"
+fi
+
 # --- icbench over the merged links (icb, raw, dimtass) -----------------
 if [ -x /icb/icbench ]; then
     links=$(/icb/icbench links 2>/dev/null)
@@ -73,7 +81,7 @@ if [ -x /icb/icbench ]; then
         for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
         for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge"; do
             kind=${spec%%:*}
-            if ! echo "$links" | grep -qE "^ *$kind( |$)"; then
+            if ! echo "$links" | grep -qE -- "--link $kind( |$)"; then
                 say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
                 continue
             fi

@@ -100,7 +100,10 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), CpuError> {
 
 /// Puts the calling thread under SCHED_FIFO at `priority`.
 pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
-    let param = libc::sched_param { sched_priority: i32::from(priority) };
+    // zeroed, then set: musl's sched_param has more fields than glibc's
+    // SAFETY: sched_param is plain old data.
+    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+    param.sched_priority = i32::from(priority);
     // SAFETY: plain system call on the calling thread with a valid param.
     let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
     if r == 0 {

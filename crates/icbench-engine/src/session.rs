@@ -158,7 +158,7 @@ impl Session {
             Peer::Thread { join, abort } => {
                 abort.set();
                 drop(host);
-                let thread = join.as_pthread_t();
+                let thread = join.as_pthread_t() as usize;
                 while !join.is_finished() {
                     wake_thread(thread);
                     std::thread::sleep(Duration::from_millis(2));

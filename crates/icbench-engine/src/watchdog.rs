@@ -54,11 +54,13 @@ pub(crate) fn install_wake_handler() {
     });
 }
 
-/// Sends the wake signal to a thread of this process.
-pub(crate) fn wake_thread(thread: libc::pthread_t) {
+/// Sends the wake signal to a thread of this process. The id is carried as
+/// a `usize` because `pthread_t` is an integer in glibc and a pointer in
+/// musl (the static build for scripts/vm-rig), and a pointer is not `Send`.
+pub(crate) fn wake_thread(thread: usize) {
     // SAFETY: the caller guarantees the thread is alive (it joins the
     // watchdog, or is joined itself, before exiting).
-    unsafe { libc::pthread_kill(thread, wake_signal()) };
+    unsafe { libc::pthread_kill(thread as libc::pthread_t, wake_signal()) };
 }
 
 struct Shared {
@@ -83,7 +85,7 @@ impl Watchdog {
     ) -> Watchdog {
         install_wake_handler();
         // SAFETY: pthread_self has no preconditions.
-        let target = unsafe { libc::pthread_self() };
+        let target = unsafe { libc::pthread_self() } as usize;
         let shared = Arc::new(Shared {
             progress: AtomicU64::new(0),
             disarmed: AtomicBool::new(false),
@@ -126,7 +128,7 @@ fn watch(
     abort: &Abort,
     peer: Option<&OwnedFd>,
     stop: &AtomicBool,
-    target: libc::pthread_t,
+    target: usize,
 ) {
     let mut last = s.progress.load(Ordering::Relaxed);
     let mut last_change = Instant::now();
