@@ -144,7 +144,11 @@ impl Sock {
     fn new(abort: Abort) -> Result<Sock, LinkError> {
         // SAFETY: plain socket(2) call.
         let fd = unsafe {
-            libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_GENERIC)
+            libc::socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::NETLINK_GENERIC,
+            )
         };
         if fd < 0 {
             return Err(LinkError::Setup(format!(
@@ -248,7 +252,9 @@ impl BridgeLink {
             Reply::Error(0) => Ok(()),
             // The remote went away (stopped or crashed): its channel is gone.
             Reply::Error(e) if -e == libc::ENODEV => Err(LinkError::PeerClosed),
-            Reply::Error(e) => Err(LinkError::sys("netlink-bridge SEND", Errno::from_raw_os_error(-e))),
+            Reply::Error(e) => {
+                Err(LinkError::sys("netlink-bridge SEND", Errno::from_raw_os_error(-e)))
+            }
             Reply::Genl { cmd: CMD_RECV, attrs } => {
                 self.pending.extend(attr(&attrs, A_DATA).unwrap_or_default());
                 Ok(())
