@@ -20,17 +20,68 @@
 
 #include "icb_responder.h"
 
+/* A fault to inject after `after` replies (tests of the host's failure paths) */
+enum fault_kind { FAULT_NONE, FAULT_HANG, FAULT_DIE, FAULT_GARBAGE, FAULT_TRUNCATE, FAULT_CRC };
+
 struct peer {
 	int rfd;
 	int wfd;
+	enum fault_kind fault;
+	unsigned long after;
+	unsigned long sent;	/* replies sent so far */
 };
 
+static int write_all(int fd, const uint8_t *buf, size_t len);
+
+static void hang_forever(void)
+{
+	for (;;)
+		pause();
+}
+
+/*
+ * The send hook with the fault applied: hang (alive, silent), die (exit 3),
+ * garbage (text instead of the reply), truncate (half the reply, then
+ * silence), crc (the reply with its last byte flipped, which is the CRC's
+ * for icb and the count's for dimtass).
+ */
 static int peer_send(void *ctx, const uint8_t *buf, size_t len)
 {
-	const struct peer *p = ctx;
+	struct peer *p = ctx;
+	static const uint8_t garbage[] = "icb-peer: injected garbage instead of a reply\r\n";
+	uint8_t last;
 
+	if (p->fault == FAULT_NONE || ++p->sent <= p->after)
+		return write_all(p->wfd, buf, len);
+	switch (p->fault) {
+	case FAULT_HANG:
+		hang_forever();
+		break;
+	case FAULT_DIE:
+		fprintf(stderr, "icb-peer: injected fault: exiting after %lu replies\n", p->after);
+		exit(3);
+	case FAULT_GARBAGE:
+		return write_all(p->wfd, garbage, sizeof(garbage) - 1);
+	case FAULT_TRUNCATE:
+		if (write_all(p->wfd, buf, len / 2) < 0)
+			return -1;
+		hang_forever();
+		break;
+	case FAULT_CRC:
+		if (len == 0 || write_all(p->wfd, buf, len - 1) < 0)
+			return -1;
+		last = buf[len - 1] ^ 0x5a;
+		return write_all(p->wfd, &last, 1);
+	case FAULT_NONE:
+		break;
+	}
+	return -1;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
 	while (len) {
-		ssize_t n = write(p->wfd, buf, len);
+		ssize_t n = write(fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -104,6 +155,8 @@ static void usage(FILE *out)
 	      "  --baud N             set the tty speed (serial ports; default: leave it)\n"
 	      "  --no-clock           announce no clock, send zero timestamps\n"
 	      "  --stats              print the counters to stderr at exit\n"
+	      "  --fault KIND-after=N misbehave after N replies (testing): hang, die,\n"
+	      "                       garbage, truncate or crc\n"
 	      "  -h, --help           this text\n", out);
 }
 
@@ -123,8 +176,36 @@ struct options {
 	int no_clock;
 	unsigned long max_frame;
 	unsigned long baud;
+	enum fault_kind fault;
+	unsigned long fault_after;
 	struct icb_responder_config cfg;
 };
+
+static int parse_fault(const char *v, struct options *o)
+{
+	static const struct { const char *name; enum fault_kind kind; } kinds[] = {
+		{ "hang-after=", FAULT_HANG }, { "die-after=", FAULT_DIE },
+		{ "garbage-after=", FAULT_GARBAGE }, { "truncate-after=", FAULT_TRUNCATE },
+		{ "crc-after=", FAULT_CRC },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].name);
+		char *end;
+
+		if (strncmp(v, kinds[i].name, n) != 0)
+			continue;
+		errno = 0;
+		o->fault_after = strtoul(v + n, &end, 10);
+		if (errno || *end || end == v + n)
+			break;
+		o->fault = kinds[i].kind;
+		return 0;
+	}
+	fprintf(stderr, "icb-peer: bad fault %s (hang|die|garbage|truncate|crc)-after=N\n", v);
+	return -1;
+}
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
@@ -139,7 +220,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		int takes = strcmp(a, "--path") == 0 || strcmp(a, "--protocol") == 0 ||
 			    strcmp(a, "--max-frame") == 0 || strcmp(a, "--rx-slots") == 0 ||
 			    strcmp(a, "--credit-batch") == 0 || strcmp(a, "--ack-every") == 0 ||
-			    strcmp(a, "--baud") == 0;
+			    strcmp(a, "--baud") == 0 || strcmp(a, "--fault") == 0;
 
 		if (takes && !v) {
 			fprintf(stderr, "icb-peer: %s needs a value\n", a);
@@ -156,6 +237,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->no_clock = 1;
 		} else if (strcmp(a, "--path") == 0) {
 			o->path = v;
+		} else if (strcmp(a, "--fault") == 0) {
+			if (parse_fault(v, o) < 0)
+				return -1;
 		} else if (strcmp(a, "--protocol") == 0) {
 			if (strcmp(v, "icb") == 0)
 				o->cfg.proto = ICB_PROTO_ICB;
@@ -267,6 +351,9 @@ int main(int argc, char **argv)
 		}
 		p.rfd = p.wfd = fd;
 	}
+	p.fault = o.fault;
+	p.after = o.fault_after;
+	p.sent = 0;
 	/* the program may allocate; the library does not */
 	rx = malloc(o.max_frame);
 	tx = malloc(o.max_frame);

@@ -9,8 +9,10 @@ pub mod ctrl;
 pub mod floor;
 pub mod payload;
 pub mod peer;
+pub mod rt;
 
 mod pattern;
+mod remote;
 mod session;
 mod watchdog;
 
@@ -20,6 +22,7 @@ use std::time::Duration;
 
 use icbench_link::{Abort, LinkError, LinkSpec};
 use icbench_model::{CellKey, CellOutcome, CellResult, Pattern};
+pub use icbench_proto::Protocol;
 
 pub use pattern::{Budget, CellError};
 pub use peer::Fault;
@@ -54,6 +57,52 @@ pub struct EngineConfig {
     pub fault: Option<Fault>,
     /// Set (by a Ctrl-C handler) to stop the run after the current cell.
     pub stop: &'static AtomicBool,
+    /// The wire protocol spoken to the peer; `None`: icbench's own local
+    /// peer and its control protocol (`ctrl`).
+    pub protocol: Option<Protocol>,
+    /// A program to start as the peer instead of icbench's own (argv; an
+    /// argument `{path}` is replaced by the device the link offers its peer,
+    /// e.g. a pty's slave). Without `{path}`, a link whose peer end is one
+    /// descriptor hands it over as the program's stdin and stdout.
+    pub peer_cmd: Option<Vec<String>>,
+}
+
+/// One cell to measure on a link: pattern, message (or block) size, and
+/// for bulk the blocks per transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellSpec {
+    pub pattern: Pattern,
+    pub size_bytes: u64,
+    pub blocks: Option<u32>,
+}
+
+impl From<(Pattern, u64)> for CellSpec {
+    fn from((pattern, size_bytes): (Pattern, u64)) -> CellSpec {
+        CellSpec { pattern, size_bytes, blocks: None }
+    }
+}
+
+/// Whether `protocol` can run `pattern` (the CLI refuses other pairs).
+pub fn supports(protocol: Option<Protocol>, pattern: Pattern) -> bool {
+    matches!(
+        (protocol, pattern),
+        (None, Pattern::PingPong | Pattern::Stream)
+            | (Some(Protocol::Icb), _)
+            | (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk)
+            | (Some(Protocol::Raw), Pattern::PingPong)
+    )
+}
+
+/// The largest transfer a cell can have: the link's largest message for
+/// the local protocol, 16 MiB for icb (it fragments), 65535 B for dimtass
+/// (`length` is a u16), no bound for raw (it chunks).
+fn max_transfer(protocol: Option<Protocol>, link_max: usize) -> u64 {
+    match protocol {
+        None => link_max as u64,
+        Some(Protocol::Icb) => 16 << 20,
+        Some(Protocol::Dimtass) => remote::dimtass::MAX_TRANSFER,
+        Some(Protocol::Raw) => u64::MAX,
+    }
 }
 
 /// Receives progress and results as they happen.
@@ -77,19 +126,23 @@ pub enum LinkRun {
 pub fn run_link(
     cfg: &EngineConfig,
     spec: &LinkSpec,
-    cells: &[(Pattern, u64)],
+    cells: &[CellSpec],
     obs: &mut dyn Observer,
 ) -> LinkRun {
     let mut session: Option<Session> = None;
     let mut started = 0u32;
-    for &(pattern, size) in cells {
+    for &cell in cells {
         if cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
             if let Some(s) = session.take() {
                 s.close(false);
             }
             return LinkRun::Interrupted;
         }
-        let key = CellKey { link: spec.to_string(), pattern, size_bytes: size };
+        let key = CellKey {
+            protocol: cfg.protocol.map(|p| p.as_str().to_string()),
+            blocks: cell.blocks,
+            ..CellKey::new(spec.to_string(), cell.pattern, cell.size_bytes)
+        };
         obs.cell_started(&key);
         let s = match session.take() {
             Some(s) => s,
@@ -104,8 +157,8 @@ pub fn run_link(
                 }
             },
         };
-        let max = s.host.caps().max_msg_bytes as u64;
-        if size > max {
+        let max = max_transfer(cfg.protocol, s.host.caps().max_msg_bytes);
+        if key.transfer_bytes() > max {
             obs.cell_finished(&CellResult {
                 key,
                 outcome: CellOutcome::NotApplicable { max_bytes: max },
@@ -113,7 +166,7 @@ pub fn run_link(
             session = Some(s);
             continue;
         }
-        let (outcome, s) = measure_cell(cfg, s, pattern, size as usize);
+        let (outcome, s) = measure_cell(cfg, s, cell);
         match outcome {
             None => {
                 if let Some(s) = s {
@@ -133,24 +186,60 @@ pub fn run_link(
     LinkRun::Completed
 }
 
+/// Runs one cell's pattern in the protocol of the session.
+fn run_pattern(
+    cfg: &EngineConfig,
+    s: &mut Session,
+    cell: CellSpec,
+    progress: &std::sync::atomic::AtomicU64,
+) -> Result<icbench_model::CellData, CellError> {
+    let size = cell.size_bytes as usize;
+    let blocks = cell.blocks.unwrap_or(1);
+    let b = &cfg.budget;
+    let link = s.host.as_mut();
+    match (cfg.protocol, cell.pattern) {
+        (None, Pattern::PingPong) => pattern::pingpong(link, size, b, progress),
+        (None, Pattern::Stream) => pattern::stream(link, size, b, progress),
+        (Some(Protocol::Icb), p) => {
+            let icb =
+                s.icb.as_mut().ok_or_else(|| CellError::Unsupported("no handshake".into()))?;
+            match p {
+                Pattern::PingPong => icb.pingpong(link, size, b, progress),
+                Pattern::Stream => icb.stream(link, size, b, progress),
+                Pattern::Bulk => icb.bulk(link, size, blocks, b, progress),
+                Pattern::Timer | Pattern::Wakeup => Err(CellError::NotALinkPattern(p)),
+            }
+        }
+        (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk) => {
+            remote::dimtass::transfer(link, size, blocks, b, progress)
+        }
+        (Some(Protocol::Raw), Pattern::PingPong) => remote::raw::pingpong(link, size, b, progress),
+        (_, pat @ (Pattern::Timer | Pattern::Wakeup)) => Err(CellError::NotALinkPattern(pat)),
+        (p, pat) => Err(CellError::Unsupported(format!(
+            "pattern {pat} is not available with the {} protocol",
+            p.map_or("local control", Protocol::as_str)
+        ))),
+    }
+}
+
 /// Runs one cell. Returns `None` as the outcome when interrupted, and the
 /// session back when it is still healthy.
 fn measure_cell(
     cfg: &EngineConfig,
     mut s: Session,
-    pattern: Pattern,
-    size: usize,
+    cell: CellSpec,
 ) -> (Option<CellOutcome>, Option<Session>) {
     let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), cfg.stop);
-    let result = match pattern {
-        Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
-        Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
-    };
+    let result = run_pattern(cfg, &mut s, cell, wd.progress());
     let fired = wd.finish();
     let err = match result {
         Ok(data) => {
             s.abort.clear();
             return (Some(CellOutcome::Measured(data)), Some(s));
+        }
+        // The peer cannot do this cell, but the session is sound.
+        Err(CellError::Unsupported(reason)) if fired.is_none() => {
+            return (Some(CellOutcome::Failed { reason }), Some(s));
         }
         Err(e) => e,
     };
@@ -160,14 +249,18 @@ fn measure_cell(
         return (None, Some(s));
     }
     let exit = s.peer_exit();
+    let secs = cfg.timeout.as_secs_f64();
     let reason = match (fired, &err) {
+        (Some(Fired::Timeout), CellError::Stalled { waiting }) => {
+            format!("timeout: nothing from the peer for {secs} s while {waiting}")
+        }
         (Some(Fired::Timeout), _) => {
-            format!("timeout: no reply from the peer within {} s", cfg.timeout.as_secs_f64())
+            format!("timeout: no reply from the peer within {secs} s")
         }
         (Some(Fired::PeerDied), _) | (_, CellError::Link(LinkError::PeerClosed)) => {
             // Let the peer's end settle so its exit status is known.
             let closed = s.close(false);
-            let how = exit.or(closed).unwrap_or_else(|| "peer closed the link".to_string());
+            let how = closed.or(exit).unwrap_or_else(|| "peer closed the link".to_string());
             return (Some(CellOutcome::Failed { reason: how }), None);
         }
         _ => err.to_string(),

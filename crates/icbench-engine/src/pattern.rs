@@ -33,6 +33,18 @@ pub enum CellError {
     Corrupt { seq: u64, size: usize, offset: usize },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
+    #[error("pattern '{0}' is not measured over a link: use `icbench timer` or `icbench wakeup`")]
+    NotALinkPattern(icbench_model::Pattern),
+    /// The peer broke the wire protocol: garbage, a bad CRC, a wrong count,
+    /// an unexpected frame. The text names what arrived.
+    #[error("{0}")]
+    Wire(String),
+    /// A wait was cut short (by the watchdog) while waiting for `waiting`.
+    #[error("aborted while {waiting}")]
+    Stalled { waiting: String },
+    /// The peer or the link cannot do what the cell asks.
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// What a pattern needs from the cell's settings.
@@ -43,7 +55,7 @@ pub struct Budget {
     pub window: u32,
 }
 
-fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u32, u32) {
+pub(crate) fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u32, u32) {
     let per = per_msg_ns.max(1.0);
     let measure = (budget.cell_time.as_nanos() as f64 / per) as u64;
     let measure = measure.clamp(min, max);

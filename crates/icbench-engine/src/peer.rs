@@ -21,10 +21,18 @@ pub enum Fault {
     Hang { after: u64 },
     /// Flip one byte of each echo.
     Corrupt { after: u64 },
+    /// Send garbage instead of a reply (icb-peer; icbench's own peer
+    /// corrupts instead).
+    Garbage { after: u64 },
+    /// Send half a reply and fall silent (icb-peer; own peer: corrupts).
+    Truncate { after: u64 },
+    /// Send a reply with a wrong CRC (icb-peer; own peer: corrupts).
+    BadCrc { after: u64 },
 }
 
 impl Fault {
-    /// Parses `die-after=N`, `hang-after=N` or `corrupt-after=N`.
+    /// Parses `die-after=N`, `hang-after=N`, `corrupt-after=N`,
+    /// `garbage-after=N`, `truncate-after=N` or `crc-after=N`.
     pub fn parse(s: &str) -> Result<Fault, String> {
         let (kind, n) = s.split_once('=').ok_or_else(|| format!("bad fault '{s}'"))?;
         let after: u64 = n.parse().map_err(|_| format!("bad fault count in '{s}'"))?;
@@ -32,16 +40,26 @@ impl Fault {
             "die-after" => Ok(Fault::Die { after }),
             "hang-after" => Ok(Fault::Hang { after }),
             "corrupt-after" => Ok(Fault::Corrupt { after }),
-            _ => Err(format!("unknown fault '{kind}': use die-after, hang-after or corrupt-after")),
+            "garbage-after" => Ok(Fault::Garbage { after }),
+            "truncate-after" => Ok(Fault::Truncate { after }),
+            "crc-after" => Ok(Fault::BadCrc { after }),
+            _ => Err(format!(
+                "unknown fault '{kind}': use die-after, hang-after, corrupt-after, \
+                 garbage-after, truncate-after or crc-after"
+            )),
         }
     }
 
     pub fn to_arg(self) -> String {
-        match self {
-            Fault::Die { after } => format!("die-after={after}"),
-            Fault::Hang { after } => format!("hang-after={after}"),
-            Fault::Corrupt { after } => format!("corrupt-after={after}"),
-        }
+        let (name, after) = match self {
+            Fault::Die { after } => ("die", after),
+            Fault::Hang { after } => ("hang", after),
+            Fault::Corrupt { after } => ("corrupt", after),
+            Fault::Garbage { after } => ("garbage", after),
+            Fault::Truncate { after } => ("truncate", after),
+            Fault::BadCrc { after } => ("crc", after),
+        };
+        format!("{name}-after={after}")
     }
 }
 
@@ -74,7 +92,12 @@ impl Injector {
                     return Err(LinkError::Aborted);
                 }
             },
-            Some(Fault::Corrupt { after }) => Ok(self.handled > after),
+            Some(
+                Fault::Corrupt { after }
+                | Fault::Garbage { after }
+                | Fault::Truncate { after }
+                | Fault::BadCrc { after },
+            ) => Ok(self.handled > after),
             _ => Ok(false),
         }
     }

@@ -1,6 +1,14 @@
 //! A session: one opened link with its peer running, from start to teardown.
 //! A failed cell ends its session; the next cell gets a fresh link and a
 //! fresh peer, so one broken cell cannot poison the rest of the run.
+//!
+//! The peer is one of: icbench's own peer (a re-executed process or a
+//! thread, speaking the control protocol of `ctrl.rs`); a program named by
+//! `--peer-cmd` (the host build of `firmware/`, `icb-peer`, on a pty's slave
+//! or on its stdin/stdout); or, for a link to a device (`tty:`, `serial:`),
+//! whatever answers there — nothing to start, and re-opening the device is
+//! what "a fresh peer" means. For the icb protocol a session begins with the
+//! handshake (`remote::icb::handshake`).
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
@@ -13,22 +21,40 @@ use std::time::{Duration, Instant};
 
 use icbench_link::{Abort, Link, LinkError, LinkSpec};
 
+use icbench_proto::Protocol;
+
 use crate::ctrl::Op;
-use crate::watchdog::{install_wake_handler, wake_thread};
+use crate::remote::icb::{self, Icb};
+use crate::watchdog::{Watchdog, install_wake_handler, wake_thread};
 use crate::{EngineConfig, PeerLaunch, peer};
 
 /// How long a peer gets to exit after "quit" before it is killed.
 const QUIT_GRACE: Duration = Duration::from_secs(1);
 
 enum Peer {
-    Process { child: Child, pidfd: Option<Arc<OwnedFd>> },
-    Thread { join: JoinHandle<Result<(), LinkError>>, abort: Abort },
+    /// icbench's own peer process, or a `--peer-cmd` program (`hold`: the
+    /// peer end's descriptors, kept open while the program uses them by
+    /// path, so that a pty master does not see its slave closed).
+    Process {
+        child: Child,
+        pidfd: Option<Arc<OwnedFd>>,
+        own: bool,
+        hold: Vec<OwnedFd>,
+    },
+    Thread {
+        join: JoinHandle<Result<(), LinkError>>,
+        abort: Abort,
+    },
+    /// Whatever answers on the device.
+    Remote,
 }
 
 pub(crate) struct Session {
     pub(crate) host: Box<dyn Link>,
     pub(crate) abort: Abort,
     peer: Peer,
+    /// The icb conversation, once the handshake is done.
+    pub(crate) icb: Option<Icb>,
 }
 
 impl Session {
@@ -39,88 +65,210 @@ impl Session {
     ) -> Result<Session, String> {
         let abort = Abort::new();
         let (host, handoff) = icbench_link::open(spec, abort.clone()).map_err(|e| e.to_string())?;
-        let peer = match &cfg.peer {
-            PeerLaunch::Process { exe, args } => {
-                let mut cmd = Command::new(exe);
-                cmd.args(args)
-                    .arg("--handoff")
-                    .arg(&handoff.text)
-                    .arg("--cpu")
-                    .arg(cfg.peer_cpu.to_string())
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped());
-                if let Some(p) = cfg.fifo {
-                    cmd.arg("--fifo").arg(p.to_string());
-                }
-                if let Some(f) = fault {
-                    cmd.arg("--fault").arg(f.to_arg());
-                }
-                let fds: Vec<i32> = handoff.fds.iter().map(AsRawFd::as_raw_fd).collect();
-                // SAFETY: only async-signal-safe calls (fcntl, prctl, setpgid) between
-                // fork and exec.
-                unsafe {
-                    cmd.pre_exec(move || {
-                        for &fd in &fds {
-                            if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
-                                return Err(std::io::Error::last_os_error());
-                            }
-                        }
-                        // The peer must not outlive icbench, and Ctrl-C in
-                        // the terminal is for icbench, which tears it down.
-                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                        libc::setpgid(0, 0);
-                        Ok(())
-                    });
-                }
-                let child = cmd
-                    .spawn()
-                    .map_err(|e| format!("cannot start the peer {}: {e}", exe.display()))?;
-                // The host's copies of the peer's descriptors must go, or the
-                // host would never see the peer close them.
-                drop(handoff);
-                let pidfd = rustix::process::pidfd_open(
-                    rustix::process::Pid::from_child(&child),
-                    rustix::process::PidfdFlags::empty(),
-                )
-                .ok()
-                .map(Arc::new);
-                Peer::Process { child, pidfd }
+        let peer = match (cfg.protocol, &cfg.peer_cmd) {
+            (_, Some(cmd)) => spawn_command(cmd, handoff, fault)?,
+            (Some(_), None) if handoff.remote => Peer::Remote,
+            (Some(p), None) => {
+                return Err(format!(
+                    "link {spec} with --protocol {p} needs a peer that speaks it: give --peer-cmd, \
+                     e.g. 'firmware/build/icb-peer --path {{path}} --protocol {p}'"
+                ));
             }
-            PeerLaunch::Thread => {
-                install_wake_handler();
-                let text = handoff.text.clone();
-                // The peer end takes the descriptors over.
-                let raw: Vec<i32> = handoff.fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
-                let peer_abort = Abort::new();
-                let (pa, cpu, fifo) = (peer_abort.clone(), cfg.peer_cpu, cfg.fifo);
-                let join = std::thread::Builder::new()
-                    .name("icbench-peer".into())
-                    .spawn(move || {
-                        let attached = attach_thread(&text, &pa, cpu, fifo);
-                        let mut link = match attached {
-                            Ok(l) => l,
-                            Err(e) => {
-                                for fd in raw {
-                                    // SAFETY: attach failed, so nothing owns them.
-                                    drop(unsafe { OwnedFd::from_raw_fd(fd) });
-                                }
-                                return Err(e);
-                            }
-                        };
-                        peer::serve(link.as_mut(), fault, &pa)
-                    })
-                    .map_err(|e| format!("cannot start the peer thread: {e}"))?;
-                Peer::Thread { join, abort: peer_abort }
+            (None, None) if handoff.remote => {
+                return Err(format!(
+                    "link {spec} has no local peer (its peer is the firmware on the device): \
+                     give --protocol icb, dimtass or raw"
+                ));
             }
+            (None, None) => spawn_own(cfg, handoff, fault)?,
         };
-        Ok(Session { host, abort, peer })
+        let mut s = Session { host, abort, peer, icb: None };
+        match cfg.protocol {
+            Some(Protocol::Icb) => {
+                // Under a watchdog too, so that Ctrl-C or a write that never
+                // completes cannot hold the handshake past its limit.
+                let wd = Watchdog::start(cfg.timeout * 2, s.abort.clone(), s.pidfd(), cfg.stop);
+                let peer = &mut s.peer;
+                let got = icb::handshake(s.host.as_mut(), cfg.timeout, &mut || peer_alive(peer));
+                wd.finish();
+                s.abort.clear();
+                match got {
+                    Ok(c) => s.icb = Some(c),
+                    Err(reason) => {
+                        let how = s.close(false);
+                        return Err(match how {
+                            Some(h) if !reason.contains(&h) => format!("{reason} ({h})"),
+                            _ => reason,
+                        });
+                    }
+                }
+            }
+            Some(_) => s.host.discard_input(),
+            None => {}
+        }
+        Ok(s)
     }
+}
 
+/// Fails once the peer has exited, saying how.
+fn peer_alive(peer: &mut Peer) -> Result<(), String> {
+    match peer {
+        Peer::Process { child, .. } => match child.try_wait() {
+            Ok(Some(st)) => {
+                let mut err = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = e.read_to_string(&mut err);
+                }
+                Err(describe_exit(Some(st), err.trim()).unwrap_or_else(|| "peer exited".into()))
+            }
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// Starts a `--peer-cmd` program. `{path}` in an argument becomes the
+/// device the link offers its peer; without it, a one-descriptor peer end
+/// becomes the program's stdin and stdout. A fault to inject is passed on as
+/// `--fault F` (icb-peer's option).
+fn spawn_command(
+    argv: &[String],
+    handoff: icbench_link::Handoff,
+    fault: Option<crate::Fault>,
+) -> Result<Peer, String> {
+    let by_path = argv.iter().any(|a| a.contains("{path}"));
+    let (exe, args) = argv.split_first().ok_or("--peer-cmd is empty")?;
+    let mut cmd = Command::new(exe);
+    if by_path {
+        let path = handoff.peer_path.as_deref().ok_or_else(|| {
+            "this link offers no device path for {path} in --peer-cmd (only pty does)".to_string()
+        })?;
+        cmd.args(args.iter().map(|a| a.replace("{path}", path)));
+        cmd.stdin(Stdio::null()).stdout(Stdio::null());
+    } else {
+        cmd.args(args);
+        match handoff.fds.as_slice() {
+            [fd] => {
+                let dup = |fd: &OwnedFd| fd.try_clone().map_err(|e| format!("dup: {e}"));
+                cmd.stdin(Stdio::from(dup(fd)?)).stdout(Stdio::from(dup(fd)?));
+            }
+            _ => {
+                cmd.stdin(Stdio::null()).stdout(Stdio::null());
+            }
+        }
+    }
+    if let Some(f) = fault {
+        cmd.arg("--fault").arg(f.to_arg());
+    }
+    cmd.stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls (prctl, setpgid) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::setpgid(0, 0);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().map_err(|e| format!("cannot start the peer command {exe}: {e}"))?;
+    let pidfd = rustix::process::pidfd_open(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::PidfdFlags::empty(),
+    )
+    .ok()
+    .map(Arc::new);
+    // By path, the host keeps the peer end open; on stdio the child has it.
+    let hold = if by_path { handoff.fds } else { Vec::new() };
+    Ok(Peer::Process { child, pidfd, own: false, hold })
+}
+
+/// Starts icbench's own peer: a re-executed process or a thread.
+fn spawn_own(
+    cfg: &EngineConfig,
+    handoff: icbench_link::Handoff,
+    fault: Option<crate::Fault>,
+) -> Result<Peer, String> {
+    let peer = match &cfg.peer {
+        PeerLaunch::Process { exe, args } => {
+            let mut cmd = Command::new(exe);
+            cmd.args(args)
+                .arg("--handoff")
+                .arg(&handoff.text)
+                .arg("--cpu")
+                .arg(cfg.peer_cpu.to_string())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            if let Some(p) = cfg.fifo {
+                cmd.arg("--fifo").arg(p.to_string());
+            }
+            if let Some(f) = fault {
+                cmd.arg("--fault").arg(f.to_arg());
+            }
+            let fds: Vec<i32> = handoff.fds.iter().map(AsRawFd::as_raw_fd).collect();
+            // SAFETY: only async-signal-safe calls (fcntl, prctl, setpgid) between
+            // fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    for &fd in &fds {
+                        if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                    }
+                    // The peer must not outlive icbench, and Ctrl-C in
+                    // the terminal is for icbench, which tears it down.
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    libc::setpgid(0, 0);
+                    Ok(())
+                });
+            }
+            let child =
+                cmd.spawn().map_err(|e| format!("cannot start the peer {}: {e}", exe.display()))?;
+            // The host's copies of the peer's descriptors must go, or the
+            // host would never see the peer close them.
+            drop(handoff);
+            let pidfd = rustix::process::pidfd_open(
+                rustix::process::Pid::from_child(&child),
+                rustix::process::PidfdFlags::empty(),
+            )
+            .ok()
+            .map(Arc::new);
+            Peer::Process { child, pidfd, own: true, hold: Vec::new() }
+        }
+        PeerLaunch::Thread => {
+            install_wake_handler();
+            let text = handoff.text.clone();
+            // The peer end takes the descriptors over.
+            let raw: Vec<i32> = handoff.fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
+            let peer_abort = Abort::new();
+            let (pa, cpu, fifo) = (peer_abort.clone(), cfg.peer_cpu, cfg.fifo);
+            let join = std::thread::Builder::new()
+                .name("icbench-peer".into())
+                .spawn(move || {
+                    let attached = attach_thread(&text, &pa, cpu, fifo);
+                    let mut link = match attached {
+                        Ok(l) => l,
+                        Err(e) => {
+                            for fd in raw {
+                                // SAFETY: attach failed, so nothing owns them.
+                                drop(unsafe { OwnedFd::from_raw_fd(fd) });
+                            }
+                            return Err(e);
+                        }
+                    };
+                    peer::serve(link.as_mut(), fault, &pa)
+                })
+                .map_err(|e| format!("cannot start the peer thread: {e}"))?;
+            Peer::Thread { join, abort: peer_abort }
+        }
+    };
+    Ok(peer)
+}
+
+impl Session {
     pub(crate) fn pidfd(&self) -> Option<Arc<OwnedFd>> {
         match &self.peer {
             Peer::Process { pidfd, .. } => pidfd.clone(),
-            Peer::Thread { .. } => None,
+            Peer::Thread { .. } | Peer::Remote => None,
         }
     }
 
@@ -128,13 +276,17 @@ impl Session {
     /// otherwise stop it at once. Returns a description of how the peer
     /// ended when it did not end well (for a failure reason).
     pub(crate) fn close(mut self, clean: bool) -> Option<String> {
+        let own = matches!(self.peer, Peer::Process { own: true, .. } | Peer::Thread { .. });
+        let clean = clean && own;
         if clean {
             self.abort.clear();
             let _ = self.host.send(&Op::Quit.encode());
         }
         let Session { host, peer, .. } = self;
         match peer {
-            Peer::Process { mut child, .. } => {
+            Peer::Remote => None,
+            Peer::Process { mut child, hold, .. } => {
+                drop(hold);
                 let deadline = Instant::now() + if clean { QUIT_GRACE } else { Duration::ZERO };
                 let status = loop {
                     match child.try_wait() {
@@ -182,6 +334,7 @@ impl Session {
             Peer::Thread { join, .. } => {
                 join.is_finished().then(|| "peer thread ended".to_string())
             }
+            Peer::Remote => None,
         }
     }
 }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use error::LinkError;
 pub use icbench_model::LinkCaps;
-pub use spec::{KINDS, LinkSpec, SpecError};
+pub use spec::{KINDS, KindInfo, LinkSpec, SpecError};
 
 /// Set by the watchdog (or on teardown) to make a blocked or spinning link
 /// call return [`LinkError::Aborted`]. Blocking system calls are woken by a
@@ -100,6 +100,28 @@ pub trait Link: Send {
         Ok(())
     }
 
+    /// Receives what has arrived, for protocols whose messages carry their own
+    /// length (icb frames): on a byte stream at least one byte and at most
+    /// `buf.len()`, on a message link one whole message. Returns the byte
+    /// count, or 0 when `timeout` passed first (`None` waits, under the
+    /// watchdog, like every other call). Links that only move messages of a
+    /// length agreed in advance (shared memory, queues) do not offer it.
+    fn recv_some(
+        &mut self,
+        _buf: &mut [u8],
+        _timeout: Option<std::time::Duration>,
+    ) -> Result<usize, LinkError> {
+        Err(LinkError::Setup(
+            "this link carries only messages of a length agreed in advance; \
+             the icb, dimtass and raw protocols need a descriptor link (pty, tty, serial, unix, pipe, tcp, seqpacket)"
+                .to_string(),
+        ))
+    }
+
+    /// Drops bytes that arrived and were not read (a stale reply of a failed
+    /// cell, a boot banner) before a fresh start. Default: nothing to drop.
+    fn discard_input(&mut self) {}
+
     /// Receives a message of `len` bytes and sends the same bytes back. A
     /// zero-copy link copies slot to slot; the default goes through `scratch`.
     fn echo(&mut self, len: usize, scratch: &mut [u8]) -> Result<(), LinkError> {
@@ -117,6 +139,19 @@ pub struct Handoff {
     /// Descriptors the peer end uses. A child process must inherit them at
     /// the same numbers; the host closes its copies once the peer is started.
     pub fds: Vec<OwnedFd>,
+    /// A device path a foreign peer (e.g. `firmware/build/icb-peer --path
+    /// {path}`) can open to be the peer end: the pty's slave.
+    pub peer_path: Option<String>,
+    /// The link ends at a device whose other side is not ours to start
+    /// (`tty:`, `serial:`): the peer is whatever answers there.
+    pub remote: bool,
+}
+
+impl Handoff {
+    /// The peer end of a local link: descriptors and the text naming them.
+    pub fn local(text: String, fds: Vec<OwnedFd>) -> Handoff {
+        Handoff { text, fds, peer_path: None, remote: false }
+    }
 }
 
 /// Opens a link: sets up its resources and returns the host end and the

@@ -17,6 +17,8 @@ pub struct KindInfo {
     pub help: &'static str,
     /// Part of the default `icbench run`.
     pub default: bool,
+    /// Takes a device path (`kind:PATH`) and must be given one.
+    pub path: bool,
 }
 
 /// Every link kind this build knows.
@@ -30,35 +32,81 @@ pub const KINDS: &[KindInfo] = &[
         ],
         help: "SPSC ring in shared memory between the two processes",
         default: true,
+        path: false,
     },
-    KindInfo { name: "pipe", params: &[], help: "two pipes, one per direction", default: true },
-    KindInfo { name: "unix", params: &[], help: "unix stream socket pair", default: true },
+    KindInfo {
+        name: "pipe",
+        params: &[],
+        help: "two pipes, one per direction",
+        default: true,
+        path: false,
+    },
+    KindInfo {
+        name: "unix",
+        params: &[],
+        help: "unix stream socket pair",
+        default: true,
+        path: false,
+    },
     KindInfo {
         name: "seqpacket",
         params: &[],
         help: "unix SOCK_SEQPACKET pair (message boundaries)",
         default: true,
+        path: false,
     },
-    KindInfo { name: "mq", params: &[], help: "two POSIX message queues", default: true },
-    KindInfo { name: "tcp", params: &[], help: "TCP over loopback, TCP_NODELAY", default: true },
+    KindInfo {
+        name: "mq",
+        params: &[],
+        help: "two POSIX message queues",
+        default: true,
+        path: false,
+    },
+    KindInfo {
+        name: "tcp",
+        params: &[],
+        help: "TCP over loopback, TCP_NODELAY",
+        default: true,
+        path: false,
+    },
     KindInfo {
         name: "netlink",
         params: &[],
         help: "NETLINK_USERSOCK unicast between two sockets",
         default: true,
+        path: false,
     },
     KindInfo {
         name: "netlink-bridge",
         params: &[],
         help: "generic netlink family icbench_bridge, bridged by kernel/netlink_bridge to a \
-               remote's rpmsg channel (scripts/vm-rig)",
+               remote's rpmsg channel (scripts/vm-rig); the peer is the remote \
+               (needs --protocol icb|dimtass|raw)",
         default: false,
+        path: false,
     },
     KindInfo {
         name: "pty",
         params: &[],
         help: "pseudo-terminal pair in raw mode (stand-in for /dev/ttyRPMSGn)",
         default: true,
+        path: false,
+    },
+    KindInfo {
+        name: "tty",
+        params: &[],
+        help: "a terminal device in raw mode (/dev/ttyRPMSGn, a pty); the peer is \
+               whatever answers there (needs --protocol icb|dimtass|raw)",
+        default: false,
+        path: true,
+    },
+    KindInfo {
+        name: "serial",
+        params: &[("baud", &[], "line speed, e.g. 115200 (default: leave it as it is)")],
+        help: "a UART to an MCU board, raw 8N1; the peer is its firmware \
+               (needs --protocol icb|dimtass|raw)",
+        default: false,
+        path: true,
     },
 ];
 
@@ -74,6 +122,8 @@ pub enum SpecError {
     Malformed(String),
     #[error("link '{kind}' takes no path")]
     UnexpectedPath { kind: String },
+    #[error("link '{kind}' needs a device path: write {kind}:/dev/…")]
+    MissingPath { kind: String },
 }
 
 fn kind_list() -> String {
@@ -115,8 +165,13 @@ impl LinkSpec {
             .iter()
             .find(|k| k.name == kind)
             .ok_or_else(|| SpecError::UnknownKind { kind: kind.to_string() })?;
-        if path.is_some() {
-            return Err(SpecError::UnexpectedPath { kind: kind.to_string() });
+        match (&path, info.path) {
+            (Some(_), false) => return Err(SpecError::UnexpectedPath { kind: kind.to_string() }),
+            (None, true) => return Err(SpecError::MissingPath { kind: kind.to_string() }),
+            (Some(p), true) if p.is_empty() => {
+                return Err(SpecError::MissingPath { kind: kind.to_string() });
+            }
+            _ => {}
         }
         let mut params = BTreeMap::new();
         for kv in query.into_iter().flat_map(|q| q.split('&')).filter(|kv| !kv.is_empty()) {
@@ -149,6 +204,14 @@ impl LinkSpec {
 
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.get(key).map(String::as_str)
+    }
+
+    /// Whether the link ends at a device whose peer is not ours to start
+    /// (`tty:`, `serial:`, `netlink-bridge`): the firmware on the other side.
+    pub fn is_remote(&self) -> bool {
+        // The netlink bridge has no device path (its address is a generic
+        // netlink family) but its peer is the remote behind it all the same.
+        KINDS.iter().any(|k| k.name == self.kind && k.path) || self.kind == "netlink-bridge"
     }
 
     /// The specs `icbench run` measures when no `--link` is given.
@@ -209,6 +272,18 @@ mod tests {
         assert!(matches!(LinkSpec::parse("shm?wait"), Err(SpecError::Malformed(_))));
         assert!(matches!(LinkSpec::parse(""), Err(SpecError::Malformed(_))));
         assert!(matches!(LinkSpec::parse("pipe:/x"), Err(SpecError::UnexpectedPath { .. })));
+        assert!(matches!(LinkSpec::parse("tty"), Err(SpecError::MissingPath { .. })));
+        assert!(matches!(LinkSpec::parse("serial:"), Err(SpecError::MissingPath { .. })));
+        let e = LinkSpec::parse("serial:/dev/ttyUSB0?baud=fast").unwrap_err().to_string();
+        assert!(e.contains("a positive whole number"), "{e}");
+    }
+
+    #[test]
+    fn remote_links_keep_their_path() {
+        let s = LinkSpec::parse("serial:/dev/ttyUSB0?baud=115200").unwrap();
+        assert_eq!((s.path.as_deref(), s.param("baud")), (Some("/dev/ttyUSB0"), Some("115200")));
+        assert_eq!(s.to_string(), "serial:/dev/ttyUSB0?baud=115200");
+        assert_eq!(LinkSpec::parse("tty:/dev/pts/3").unwrap().to_string(), "tty:/dev/pts/3");
     }
 
     #[test]

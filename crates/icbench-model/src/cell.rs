@@ -1,5 +1,7 @@
 //! A cell (one point of an experiment) and what measuring it produced.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::hist::LatencyHistogram;
@@ -13,15 +15,45 @@ pub enum Pattern {
     /// A window of messages in flight, the peer returning credits; the
     /// result is throughput over the measured window.
     Stream,
+    /// `block × blocks` bytes sent as `blocks` writes, then one
+    /// acknowledgement (seed 000's test); a sample is one whole transfer.
+    Bulk,
+    /// cyclictest's measurement: a thread sleeps to absolute deadlines and
+    /// records how late it woke (lateness, ns). One cell per CPU.
+    Timer,
+    /// Cross-core wake-up through a blocking primitive: one-way time from
+    /// the sender's clock read before the wake to the receiver's read on
+    /// return, on the common clock (ns). One cell per primitive.
+    Wakeup,
 }
 
 impl Pattern {
+    /// The patterns `icbench run` measures by default (every protocol that
+    /// has no matrix of its own).
     pub const ALL: [Pattern; 2] = [Pattern::PingPong, Pattern::Stream];
+
+    /// The realtime patterns (`icbench timer`, `icbench wakeup`).
+    pub const RT: [Pattern; 2] = [Pattern::Timer, Pattern::Wakeup];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Pattern::PingPong => "pingpong",
             Pattern::Stream => "stream",
+            Pattern::Bulk => "bulk",
+            Pattern::Timer => "timer",
+            Pattern::Wakeup => "wakeup",
+        }
+    }
+
+    /// What a cell's latency histogram holds, as the store names it:
+    /// `rtt` (round trip, or a whole bulk transfer until its ack),
+    /// `lateness` (timer wake-up after its deadline) or `oneway` (sender's
+    /// clock read to receiver's).
+    pub fn metric(self) -> &'static str {
+        match self {
+            Pattern::PingPong | Pattern::Stream | Pattern::Bulk => "rtt",
+            Pattern::Timer => "lateness",
+            Pattern::Wakeup => "oneway",
         }
     }
 }
@@ -33,7 +65,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong or stream")]
+#[error("unknown pattern '{0}': use pingpong, stream, bulk, timer or wakeup")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -42,6 +74,9 @@ impl std::str::FromStr for Pattern {
         match s {
             "pingpong" => Ok(Pattern::PingPong),
             "stream" => Ok(Pattern::Stream),
+            "bulk" => Ok(Pattern::Bulk),
+            "timer" => Ok(Pattern::Timer),
+            "wakeup" => Ok(Pattern::Wakeup),
             other => Err(PatternParseError(other.to_string())),
         }
     }
@@ -53,8 +88,50 @@ pub struct CellKey {
     /// The link spec as the user wrote it, normalised (e.g. `shm?wait=spin`).
     pub link: String,
     pub pattern: Pattern,
-    /// Payload bytes per message.
+    /// Payload bytes per message (bulk: per block).
     pub size_bytes: u64,
+    /// The wire protocol spoken with the peer (`icb`, `dimtass`, `raw`);
+    /// `None` for the local control protocol of icbench's own peer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// Bulk: blocks per transfer (the transfer is `size_bytes × blocks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+    /// Experiment factors beyond link × pattern × size, e.g. `cpu` for a
+    /// timer cell, `sender_cpu` / `receiver_cpu` for a wake-up cell. Empty
+    /// for the link patterns. Stored as the cell's `factors_json`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub factors: BTreeMap<String, String>,
+}
+
+impl CellKey {
+    /// A cell of the local control protocol, without blocks or factors.
+    pub fn new(link: impl Into<String>, pattern: Pattern, size_bytes: u64) -> CellKey {
+        CellKey {
+            link: link.into(),
+            pattern,
+            size_bytes,
+            protocol: None,
+            blocks: None,
+            factors: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a factor.
+    pub fn with(mut self, name: &str, value: impl std::fmt::Display) -> CellKey {
+        self.factors.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// A factor's value, if set.
+    pub fn factor(&self, name: &str) -> Option<&str> {
+        self.factors.get(name).map(String::as_str)
+    }
+
+    /// Bytes one sample moves host → peer: a message, or a whole bulk transfer.
+    pub fn transfer_bytes(&self) -> u64 {
+        self.size_bytes * u64::from(self.blocks.unwrap_or(1))
+    }
 }
 
 /// The data of a measured cell.

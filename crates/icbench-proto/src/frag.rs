@@ -161,6 +161,12 @@ impl Reassembler {
         if self.cur.is_some() { self.buf.len() } else { 0 }
     }
 
+    /// The last complete message (empty before the first, and while the next one is being
+    /// reassembled it is the partial one).
+    pub fn message(&self) -> &[u8] {
+        &self.buf
+    }
+
     /// Forgets an incomplete message.
     pub fn reset(&mut self) {
         self.cur = None;

@@ -7,6 +7,8 @@
 
 pub mod format;
 pub mod json;
+pub mod rt;
+pub mod rthist;
 pub mod table;
 pub mod view;
 

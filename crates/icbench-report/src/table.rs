@@ -7,7 +7,16 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::format;
-use crate::view::{PingPongRow, RunView, StreamRow};
+use crate::view::{BulkRow, PingPongRow, RunView, StreamRow};
+
+/// The link column: the spec, and the wire protocol when it is not
+/// icbench's own.
+fn link_name(link: &str, protocol: &Option<String>) -> String {
+    match protocol {
+        Some(p) => format!("{link} · {p}"),
+        None => link.to_string(),
+    }
+}
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -45,7 +54,7 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
         "p50 ÷ floor",
     ]);
     for r in rows {
-        let mut line = vec![r.link.clone(), format::bytes(r.size_bytes)];
+        let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
         match &r.rtt_ns {
             Some(s) if r.status == "ok" => line.extend([
                 format::ns(s.p50),
@@ -66,7 +75,7 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
 fn stream_table(rows: &[StreamRow]) -> Table {
     let mut t = table(&["link", "size", "messages/s", "payload B/s", "÷ memcpy", "window"]);
     for r in rows {
-        let mut line = vec![r.link.clone(), format::bytes(r.size_bytes)];
+        let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
@@ -76,6 +85,39 @@ fn stream_table(rows: &[StreamRow]) -> Table {
             ]);
         } else {
             line.push(not_measured(r.status, &r.reason, r.max_bytes));
+        }
+        t.add_row(line);
+    }
+    right_align(&mut t, 1);
+    t
+}
+
+fn bulk_table(rows: &[BulkRow]) -> Table {
+    let mut t = table(&[
+        "link",
+        "block × blocks",
+        "transfer",
+        "p50 time",
+        "p99 time",
+        "max time",
+        "transfers/s",
+        "payload B/s",
+    ]);
+    for r in rows {
+        let mut line = vec![
+            link_name(&r.link, &r.protocol),
+            format!("{} × {}", format::bytes(r.block_bytes), r.blocks),
+            format::bytes(r.transfer_bytes),
+        ];
+        match &r.transfer_ns {
+            Some(s) if r.status == "ok" => line.extend([
+                format::ns(s.p50),
+                format::ns(s.p99),
+                format::ns(s.max),
+                format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
+                format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
+            ]),
+            _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
         }
         t.add_row(line);
     }
@@ -143,6 +185,22 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if !view.stream.is_empty() {
         writeln!(out, "\nstream: messages in flight up to the window, peer returns credits")?;
         writeln!(out, "{}", stream_table(&view.stream))?;
+    }
+    if !view.bulk.is_empty() {
+        writeln!(
+            out,
+            "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
+        )?;
+        writeln!(out, "{}", bulk_table(&view.bulk))?;
+    }
+    let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
+    if view.pingpong.iter().any(|r| dimtass(&r.protocol))
+        || view.bulk.iter().any(|r| dimtass(&r.protocol))
+    {
+        writeln!(
+            out,
+            "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not checked"
+        )?;
     }
     if !view.targets.is_empty() {
         writeln!(out, "\ntargets (ratios against this run's floor)")?;

@@ -14,6 +14,8 @@ pub struct RunView {
     pub meta: RunMeta,
     pub pingpong: Vec<PingPongRow>,
     pub stream: Vec<StreamRow>,
+    /// Bulk cells (block × blocks then one acknowledgement).
+    pub bulk: Vec<BulkRow>,
     pub targets: Vec<Target>,
 }
 
@@ -21,6 +23,9 @@ pub struct RunView {
 #[derive(Debug, Clone, Serialize)]
 pub struct PingPongRow {
     pub link: String,
+    /// Wire protocol (`icb`, `dimtass`, `raw`); absent for icbench's own peer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
     pub size_bytes: u64,
     /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
@@ -41,6 +46,8 @@ pub struct PingPongRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct StreamRow {
     pub link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
     pub size_bytes: u64,
     pub status: &'static str,
     pub reason: Option<String>,
@@ -51,6 +58,26 @@ pub struct StreamRow {
     pub bytes_per_s: Option<f64>,
     /// Throughput ÷ the single-thread memcpy bandwidth of the same run.
     pub over_memcpy: Option<f64>,
+}
+
+/// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement.
+#[derive(Debug, Clone, Serialize)]
+pub struct BulkRow {
+    pub link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    pub block_bytes: u64,
+    pub blocks: u32,
+    /// block_bytes × blocks.
+    pub transfer_bytes: u64,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub max_bytes: Option<u64>,
+    /// Time per transfer, first write to the acknowledgement, ns.
+    pub transfer_ns: Option<Summary>,
+    pub transfers_per_s: Option<f64>,
+    /// Payload bytes per second, host → peer.
+    pub bytes_per_s: Option<f64>,
 }
 
 /// One of the performance targets, measured against the same run's floor.
@@ -75,6 +102,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
     let (status, reason, max_bytes) = common(c);
     let mut row = PingPongRow {
         link: c.key.link.clone(),
+        protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
         status,
         reason,
@@ -100,6 +128,7 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
     let (status, reason, max_bytes) = common(c);
     let mut row = StreamRow {
         link: c.key.link.clone(),
+        protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
         status,
         reason,
@@ -123,6 +152,29 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
     row
 }
 
+fn bulk_row(c: &CellResult) -> BulkRow {
+    let (status, reason, max_bytes) = common(c);
+    let mut row = BulkRow {
+        link: c.key.link.clone(),
+        protocol: c.key.protocol.clone(),
+        block_bytes: c.key.size_bytes,
+        blocks: c.key.blocks.unwrap_or(1),
+        transfer_bytes: c.key.transfer_bytes(),
+        status,
+        reason,
+        max_bytes,
+        transfer_ns: None,
+        transfers_per_s: None,
+        bytes_per_s: None,
+    };
+    if let CellOutcome::Measured(d) = &c.outcome {
+        row.transfer_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.transfers_per_s = Some(d.msgs_per_s());
+        row.bytes_per_s = Some(d.bytes_per_s());
+    }
+    row
+}
+
 /// Builds the view of a run from its metadata and cells.
 pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
     let pingpong: Vec<PingPongRow> = cells
@@ -135,6 +187,8 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .filter(|c| c.key.pattern == Pattern::Stream)
         .map(|c| stream_row(c, meta))
         .collect();
+    let bulk: Vec<BulkRow> =
+        cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
@@ -142,6 +196,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         meta: meta.clone(),
         pingpong,
         stream,
+        bulk,
         targets,
     }
 }
@@ -154,7 +209,9 @@ fn is_shm_spin(link: &str) -> bool {
 fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
     rows.iter()
         .find(|r| {
-            (r.link == link || (link == "shm" && is_shm_spin(&r.link))) && r.size_bytes == size
+            r.protocol.is_none()
+                && (r.link == link || (link == "shm" && is_shm_spin(&r.link)))
+                && r.size_bytes == size
         })
         .and_then(|r| r.rtt_ns.as_ref())
         .map(|s| s.p50)
@@ -184,7 +241,7 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
     }
     if let Some(bw) = stream
         .iter()
-        .find(|r| is_shm_spin(&r.link) && r.size_bytes == 64 << 10)
+        .find(|r| r.protocol.is_none() && is_shm_spin(&r.link) && r.size_bytes == 64 << 10)
         .and_then(|r| r.bytes_per_s)
     {
         let ratio = bw / floor.memcpy_bytes_per_s;

@@ -15,7 +15,10 @@ use crate::error::StoreError;
 
 /// The migrations, in order: entry `i` takes the schema from version `i` to
 /// `i + 1`. Append only; never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_initial.sql"),
+    include_str!("migrations/0002_protocol_blocks.sql"),
+];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -179,6 +182,36 @@ mod tests {
         // And the real schema still applies afterwards.
         migrate(&mut conn, "test.db").unwrap();
         assert_eq!(version(&conn), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn schema_1_cells_survive_migration_2_with_no_protocol() {
+        let mut conn = fresh();
+        migrate_with(&mut conn, "t", &MIGRATIONS[..1]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (status, started_unix_ns, cpu_model, online_cpus, host_cpu, peer_cpu,
+                               peer_mode, sched_policy, mlock, kernel_release, hostname,
+                               icbench_version, command_line_json, clock)
+             VALUES ('finished', 1, 'cpu', '0-1', 0, 1, 'process', 'other', 0, 'k', 'h', 'v',
+                     '[]', 'c');
+             INSERT INTO cells (run_id, seq, created_unix_ns, link, pattern, size_bytes, status,
+                                reason)
+             VALUES (1, 0, 0, 'pipe', 'pingpong', 64, 'failed', 'x');",
+        )
+        .unwrap();
+        migrate(&mut conn, "t").unwrap();
+        assert_eq!(version(&conn), SCHEMA_VERSION);
+        let row: (String, Option<String>, Option<i64>) = conn
+            .query_row("SELECT link, protocol, blocks FROM cells", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!(row, ("pipe".to_string(), None, None));
+        // The new columns refuse what no icbench writes.
+        let bad = conn.execute("UPDATE cells SET protocol = 'morse'", []);
+        assert!(bad.unwrap_err().to_string().contains("CHECK"));
+        let bad = conn.execute("UPDATE cells SET blocks = 0", []);
+        assert!(bad.unwrap_err().to_string().contains("CHECK"));
     }
 
     #[test]

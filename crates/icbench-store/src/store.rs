@@ -14,8 +14,11 @@ use crate::error::StoreError;
 use crate::ids::{CellId, RunId, RunSource};
 use crate::schema;
 
-/// The `metric` under which a cell's round-trip histogram is stored.
-const METRIC_RTT: &str = "rtt";
+/// Which stored histogram a cell's latency is: the metric of its pattern
+/// ([`icbench_model::Pattern::metric`]), spelled in SQL so one query loads
+/// every cell. Checked against the model by a test.
+const METRIC_OF_PATTERN_SQL: &str = "CASE c.pattern WHEN 'timer' THEN 'lateness' \
+     WHEN 'wakeup' THEN 'oneway' ELSE 'rtt' END";
 
 /// An open results database.
 ///
@@ -282,6 +285,10 @@ impl Store {
             None => (None, None, None, None, None),
         };
 
+        let factors_json = (!cell.key.factors.is_empty()).then(|| {
+            serde_json::to_string(&cell.key.factors).expect("a map of strings always serialises")
+        });
+
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -299,8 +306,10 @@ impl Store {
         tx.execute(
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
+                protocol, blocks
+             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                       ?17)",
             params![
                 run.0,
                 seq,
@@ -316,6 +325,9 @@ impl Store {
                 elapsed_ns,
                 warmup_messages,
                 window,
+                factors_json,
+                cell.key.protocol,
+                cell.key.blocks,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -323,7 +335,7 @@ impl Store {
         if let Some((blob, clamped)) = histogram {
             tx.execute(
                 "INSERT INTO cell_histograms (cell_id, metric, blob, clamped) VALUES (?1, ?2, ?3, ?4)",
-                params![cell_id, METRIC_RTT, blob, clamped],
+                params![cell_id, cell.key.pattern.metric(), blob, clamped],
             )
             .map_err(sql(path, OP))?;
         }
@@ -456,19 +468,20 @@ impl Store {
         let (source, provenance, meta) = row.into_meta(path, run)?;
 
         let mut stmt = tx
-            .prepare(
+            .prepare(&format!(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob
+                        h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks
                  FROM cells c
-                 LEFT JOIN cell_histograms h ON h.cell_id = c.id AND h.metric = ?2
+                 LEFT JOIN cell_histograms h
+                        ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
                  LEFT JOIN cell_raw_samples s ON s.cell_id = c.id
                  WHERE c.run_id = ?1
-                 ORDER BY c.seq",
-            )
+                 ORDER BY c.seq"
+            ))
             .map_err(sql(path, OP))?;
         let rows = stmt
-            .query_map(params![run.0, METRIC_RTT], |r| {
+            .query_map(params![run.0], |r| {
                 Ok(CellRow {
                     id: r.get(0)?,
                     link: r.get(1)?,
@@ -486,6 +499,9 @@ impl Store {
                     hist_clamped: r.get(13)?,
                     raw_count: r.get(14)?,
                     raw_blob: r.get(15)?,
+                    factors_json: r.get(16)?,
+                    protocol: r.get(17)?,
+                    blocks: r.get(18)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -656,6 +672,9 @@ struct CellRow {
     hist_clamped: Option<u64>,
     raw_count: Option<u64>,
     raw_blob: Option<Vec<u8>>,
+    factors_json: Option<String>,
+    protocol: Option<String>,
+    blocks: Option<u32>,
 }
 
 impl CellRow {
@@ -701,8 +720,20 @@ impl CellRow {
                 return Err(corrupt(path, format!("status of cell {id}"), format!("'{other}'")));
             }
         };
+        let factors = match self.factors_json {
+            Some(json) => serde_json::from_str(&json)
+                .map_err(|e| corrupt(path, format!("factors of cell {id}"), e))?,
+            None => Default::default(),
+        };
         Ok(CellResult {
-            key: CellKey { link: self.link, pattern, size_bytes: self.size_bytes },
+            key: CellKey {
+                link: self.link,
+                pattern,
+                size_bytes: self.size_bytes,
+                protocol: self.protocol,
+                blocks: self.blocks,
+                factors,
+            },
             outcome,
         })
     }

@@ -67,7 +67,7 @@ fn hist_of(values: &[u64]) -> LatencyHistogram {
 }
 
 fn key(link: &str, pattern: Pattern, size_bytes: u64) -> CellKey {
-    CellKey { link: link.into(), pattern, size_bytes }
+    CellKey::new(link, pattern, size_bytes)
 }
 
 fn measured_pingpong() -> CellResult {
@@ -97,6 +97,27 @@ fn measured_stream() -> CellResult {
             latency: None,
             raw_ns: None,
             window: Some(16),
+        }),
+    }
+}
+
+/// A bulk cell of a remote peer: protocol and blocks are kept.
+fn measured_bulk() -> CellResult {
+    let raw = latencies(100);
+    CellResult {
+        key: CellKey {
+            protocol: Some("dimtass".into()),
+            blocks: Some(5),
+            ..key("serial:/dev/pts/9?baud=115200", Pattern::Bulk, 1024)
+        },
+        outcome: CellOutcome::Measured(CellData {
+            messages: 100,
+            bytes: 100 * 5 * 1024,
+            elapsed_ns: 1_000_000,
+            warmup_messages: 10,
+            latency: Some(hist_of(&raw)),
+            raw_ns: None,
+            window: None,
         }),
     }
 }
@@ -134,7 +155,14 @@ fn not_applicable() -> CellResult {
 }
 
 fn all_cells() -> Vec<CellResult> {
-    vec![measured_pingpong(), measured_stream(), measured_empty(), failed(), not_applicable()]
+    vec![
+        measured_pingpong(),
+        measured_stream(),
+        measured_bulk(),
+        measured_empty(),
+        failed(),
+        not_applicable(),
+    ]
 }
 
 const QUANTILES: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
@@ -501,7 +529,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(3, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(4, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);
@@ -607,4 +635,72 @@ fn a_run_id_from_the_command_line_finds_the_run() {
     let run = store.begin_run(&meta()).unwrap();
     let parsed: RunId = run.to_string().parse().unwrap();
     assert_eq!(store.load_run(parsed).unwrap().id, run);
+}
+
+/// Timer and wake-up cells keep their factors (CPU, primitive placement)
+/// and their histograms under the pattern's own metric, next to link cells.
+#[test]
+fn realtime_cells_round_trip_with_factors_and_their_metric() {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    let rt = |pattern: Pattern, link: &str, factors: &[(&str, &str)], values: &[u64]| {
+        let mut k = key(link, pattern, 0);
+        for (n, v) in factors {
+            k = k.with(n, v);
+        }
+        CellResult {
+            key: k,
+            outcome: CellOutcome::Measured(CellData {
+                messages: values.len() as u64,
+                bytes: 0,
+                elapsed_ns: 1_000_000,
+                warmup_messages: 0,
+                latency: Some(hist_of(values)),
+                raw_ns: Some(values.to_vec()),
+                window: None,
+            }),
+        }
+    };
+    let cells = vec![
+        rt(Pattern::Timer, "timer", &[("cpu", "1"), ("interval_us", "1000")], &[3_000, 4_000]),
+        rt(Pattern::Wakeup, "futex", &[("sender_cpu", "0"), ("receiver_cpu", "1")], &[900, 1200]),
+        measured_pingpong(),
+    ];
+    for c in &cells {
+        store.insert_cell(run, c).unwrap();
+    }
+    let loaded = store.load_run(run).unwrap();
+    assert_cells_eq(&loaded.cells, &cells);
+    assert_eq!(loaded.cells[0].key.factor("cpu"), Some("1"));
+    assert_eq!(loaded.cells[1].key.factor("receiver_cpu"), Some("1"));
+    assert!(loaded.cells[2].key.factors.is_empty());
+}
+
+/// The store's SQL spelling of the metric of each pattern agrees with the
+/// model's: every pattern's histogram is found again.
+#[test]
+fn every_pattern_histogram_is_found_under_its_metric() {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    for p in Pattern::ALL.into_iter().chain(Pattern::RT) {
+        let c = CellResult {
+            key: key("x", p, 1),
+            outcome: CellOutcome::Measured(CellData {
+                messages: 1,
+                bytes: 1,
+                elapsed_ns: 1,
+                warmup_messages: 0,
+                latency: Some(hist_of(&[5])),
+                raw_ns: None,
+                window: None,
+            }),
+        };
+        store.insert_cell(run, &c).unwrap();
+    }
+    for c in store.load_run(run).unwrap().cells {
+        match c.outcome {
+            CellOutcome::Measured(d) => assert!(d.latency.is_some(), "{}", c.key.pattern),
+            _ => panic!("not measured"),
+        }
+    }
 }

@@ -35,6 +35,10 @@ pub enum Command {
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
     Links,
+    /// Timer wake-up latency, as cyclictest measures it (rt-tests options).
+    Timer(TimerArgs),
+    /// Cross-core wake-up latency through a blocking primitive.
+    Wakeup(WakeupArgs),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
@@ -73,6 +77,25 @@ pub enum PatternArg {
     Pingpong,
     /// A window of messages in flight; throughput.
     Stream,
+    /// block × blocks bytes (see --blocks), then one acknowledgement; time per
+    /// transfer (seed 000's test). Protocols icb and dimtass.
+    Bulk,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// icbench's frames v1 (docs/protocol.md §1): HELLO/CAPS handshake, ECHO
+    /// for pingpong (fragmented above the peer's frame size), DATA with
+    /// credits for stream, DATA × blocks + ACK for bulk; CRC on every frame.
+    Icb,
+    /// The seed 000/001 format: a {0xABCD, length, crc16} header over the
+    /// first 6 bytes, the data, and a 2-byte count as the only reply.
+    /// Patterns bulk (default matrix: 000's block × blocks) and pingpong
+    /// (001's sizes 512 B … 32 KiB, one write each).
+    Dimtass,
+    /// Byte-exact echo, for stock OpenAMP / TI / ADI echo firmware. Pattern
+    /// pingpong.
+    Raw,
 }
 
 #[derive(Debug, Args)]
@@ -95,19 +118,46 @@ pub struct FloorArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A link to measure; repeat for several. Default: every local link.
-    /// Kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty
-    /// (`icbench links` shows their parameters, e.g. `shm?wait=futex`).
+    /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;
+    /// remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their
+    /// parameters, e.g. `shm?wait=futex`).
     #[arg(long = "link", short = 'L', value_name = "SPEC")]
     pub links: Vec<String>,
 
-    /// A pattern to run; repeat for several. Default: pingpong and stream.
+    /// A pattern to run; repeat for several. Default: pingpong and stream
+    /// (dimtass: bulk and pingpong; raw: pingpong).
     #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
     pub patterns: Vec<PatternArg>,
 
-    /// Message sizes: a list and/or log2 sweeps, binary units
-    /// (e.g. `64,4K` or `1-64K`).
-    #[arg(long, short = 's', default_value = "1-64K", value_name = "SIZES")]
-    pub sizes: String,
+    /// Message sizes (bulk: block sizes): a list and/or log2 sweeps, binary
+    /// units (e.g. `64,4K` or `1-64K`). Default 1-64K; dimtass pingpong
+    /// 512-32K.
+    #[arg(long, short = 's', value_name = "SIZES")]
+    pub sizes: Option<String>,
+
+    /// Bulk: blocks per transfer, a list (e.g. `1,2,4,8`). Without it and
+    /// without --sizes, bulk runs seed 000's matrix: 512×1, 512×2, 512×4,
+    /// 512×8, 1024×1, 1024×2, 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
+    #[arg(long, value_name = "N,N…")]
+    pub blocks: Option<String>,
+
+    /// The wire protocol spoken to the peer. Default: icbench's own local
+    /// peer with its control protocol (local links only). Remote links
+    /// (tty:, serial:) need one.
+    #[arg(long, value_enum, value_name = "PROTOCOL")]
+    pub protocol: Option<ProtocolArg>,
+
+    /// Start this program as the peer (split on spaces; `{path}` becomes
+    /// the device the link offers, e.g. the pty's slave), e.g.
+    /// `--peer-cmd 'firmware/build/icb-peer --path {path}'`. Needs --protocol.
+    #[arg(long, value_name = "CMD")]
+    pub peer_cmd: Option<String>,
+
+    /// The peer runs under emulation (QEMU): the run is labelled so, its
+    /// timings mean nothing; it checks framing, fragmentation, integrity and
+    /// the handshake.
+    #[arg(long)]
+    pub emulated: bool,
 
     #[command(flatten)]
     pub cpus: CpuArgs,
@@ -152,8 +202,9 @@ pub struct RunArgs {
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
 
-    /// (testing) Make the peer misbehave: die-after=N, hang-after=N or
-    /// corrupt-after=N data messages.
+    /// (testing) Make the first peer of each link misbehave: die-after=N,
+    /// hang-after=N, corrupt-after=N data messages; for icb-peer also
+    /// garbage-after=N, truncate-after=N, crc-after=N replies.
     #[arg(long, hide = true, value_name = "FAULT")]
     pub peer_fault: Option<String>,
 }
@@ -168,4 +219,85 @@ pub struct PeerArgs {
     pub fifo: Option<u8>,
     #[arg(long)]
     pub fault: Option<String>,
+}
+
+/// What `icbench timer` and `icbench wakeup` share: load, output, store.
+#[derive(Debug, Args)]
+pub struct RtCommon {
+    /// SCHED_FIFO priority of the measuring threads (1-99); default SCHED_OTHER.
+    #[arg(short = 'p', long = "priority", value_name = "PRIO")]
+    pub priority: Option<u8>,
+    /// Wake-up interval in µs (rt-tests' -i).
+    #[arg(short = 'i', long, default_value_t = 1000, value_name = "US")]
+    pub interval: u64,
+    /// Measured wake-ups per thread (rt-tests' -l). Default: 10000 for
+    /// timer, 1000 per primitive for wakeup, unless -D is given.
+    #[arg(short = 'l', long, value_name = "LOOPS")]
+    pub loops: Option<u64>,
+    /// Measure for this long instead (e.g. 10s, 2m; a bare number is seconds).
+    #[arg(short = 'D', long, value_name = "TIME", conflicts_with = "loops")]
+    pub duration: Option<String>,
+    /// Lock all memory (mlockall).
+    #[arg(short = 'm', long = "mlockall")]
+    pub mlockall: bool,
+    /// Histogram range in µs (1 µs buckets) for --histfile and --json.
+    #[arg(short = 'h', long = "histogram", default_value_t = 1000, value_name = "US")]
+    pub histogram: u64,
+    /// Write the histogram in rt-tests' text format to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub histfile: Option<PathBuf>,
+    /// Load during the measurement: cpu, memory, ipc, io, net (comma list).
+    #[arg(long, value_name = "KINDS")]
+    pub load: Option<String>,
+    /// CPUs the load runs on (e.g. 0-1). Default: the measured CPUs.
+    #[arg(long, value_name = "CPUS")]
+    pub load_cpus: Option<String>,
+    /// Who generates the load: auto (stress-ng when installed), stress-ng, builtin.
+    #[arg(long, default_value = "auto", value_name = "TOOL")]
+    pub load_with: String,
+    /// Also keep every sample, in time order.
+    #[arg(long)]
+    pub raw: bool,
+    /// Print rt-tests-style JSON (with schema_version) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Results database (SQLite); created if missing.
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+    /// Print help (-h is the histogram, as in cyclictest).
+    #[arg(long, action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct TimerArgs {
+    /// CPUs to measure on, one thread each (e.g. 0-3,6). Default: every usable CPU.
+    #[arg(short = 'a', long = "affinity", value_name = "CPUS")]
+    pub affinity: Option<String>,
+    /// Stop every thread when a wake-up is later than this many µs.
+    #[arg(short = 'b', long = "breaktrace", value_name = "US")]
+    pub breaktrace: Option<u64>,
+    #[command(flatten)]
+    pub rt: RtCommon,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct WakeupArgs {
+    /// Primitives (comma list): futex, eventfd, pipe, mq, unix, signal. Default: all.
+    #[arg(short = 'P', long = "primitive", value_name = "LIST")]
+    pub primitives: Option<String>,
+    /// Sender CPU, receiver CPU (e.g. 0,1; the same CPU twice measures a
+    /// same-CPU wake-up). Default: the first two usable CPUs.
+    #[arg(long, value_name = "A,B")]
+    pub cpus: Option<String>,
+    /// Wake-ups before the measured ones, discarded.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub warmup: u64,
+    /// Longest wait for one wake-up to arrive before the cell fails.
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub timeout: String,
+    #[command(flatten)]
+    pub rt: RtCommon,
 }

@@ -1,4 +1,4 @@
-//! The local links, one module each, and the dispatch from a spec (host
+//! The links, one module each (local ones and the remote `tty`/`serial`), and the dispatch from a spec (host
 //! end) or a handoff text (peer end) to them.
 
 mod mq;
@@ -6,6 +6,7 @@ mod netlink;
 mod nlbridge;
 mod shm;
 mod stream;
+mod tty;
 
 use crate::{Abort, Handoff, Link, LinkError, LinkSpec};
 
@@ -20,6 +21,7 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
         "netlink" => netlink::open(abort),
         "netlink-bridge" => nlbridge::open(abort),
         "shm" => shm::open(spec, abort),
+        "tty" | "serial" => tty::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
 }

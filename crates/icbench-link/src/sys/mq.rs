@@ -171,7 +171,7 @@ pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> 
     let ((down_w, down_r), (up_w, up_r), msgsize) = queues()?;
     let text = format!("mq:r={},w={},size={msgsize}", down_r.as_raw_fd(), up_w.as_raw_fd());
     let host = MqLink { tx: down_w, rx: up_r, msgsize, abort };
-    Ok((Box::new(host), Handoff { text, fds: vec![down_r, up_w] }))
+    Ok((Box::new(host), Handoff::local(text, vec![down_r, up_w])))
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

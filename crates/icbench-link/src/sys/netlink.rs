@@ -165,7 +165,7 @@ pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> 
     let (b, b_port) = socket()?;
     let text = format!("netlink:fd={},own={b_port},dst={a_port}", b.as_raw_fd());
     let host = NetlinkLink { fd: a, own_port: a_port, dst_port: b_port, seq: 0, abort };
-    Ok((Box::new(host), Handoff { text, fds: vec![b] }))
+    Ok((Box::new(host), Handoff::local(text, vec![b])))
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

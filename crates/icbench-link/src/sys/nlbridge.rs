@@ -16,6 +16,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use rustix::io::Errno;
 
+use super::stream::readable;
 use crate::fdio::check;
 use crate::{Abort, Handoff, Link, LinkCaps, LinkError};
 
@@ -311,6 +312,45 @@ impl Link for BridgeLink {
         }
         Ok(())
     }
+
+    fn recv_some(
+        &mut self,
+        buf: &mut [u8],
+        timeout: Option<std::time::Duration>,
+    ) -> Result<usize, LinkError> {
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        while self.pending.is_empty() {
+            if let Some(d) = deadline {
+                let left = d.saturating_duration_since(std::time::Instant::now());
+                if !readable(&self.sock.fd, left, &self.sock.abort)? {
+                    return Ok(0);
+                }
+            }
+            self.pump()?;
+        }
+        let n = buf.len().min(self.pending.len());
+        for (dst, src) in buf[..n].iter_mut().zip(self.pending.drain(..n)) {
+            *dst = src;
+        }
+        Ok(n)
+    }
+
+    /// Drops queued replies. SENT replies are queued before `sendmsg`
+    /// returns (the family's doit runs in the sender's context), so none of
+    /// an earlier send can arrive after this.
+    fn discard_input(&mut self) {
+        for _ in 0..4096 {
+            match readable(&self.sock.fd, std::time::Duration::ZERO, &self.sock.abort) {
+                Ok(true) => {}
+                _ => break,
+            }
+            if self.sock.datagram().is_err() {
+                break;
+            }
+        }
+        self.pending.clear();
+        self.unconfirmed.clear();
+    }
 }
 
 pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
@@ -339,7 +379,9 @@ pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> 
         unconfirmed: VecDeque::new(),
         pending: VecDeque::with_capacity(RX_BUF),
     };
-    Ok((Box::new(host), Handoff { text: "netlink-bridge:remote".into(), fds: Vec::new() }))
+    // remote: the peer is the responder behind the bridge, not ours to start
+    let handoff = Handoff { text: String::new(), fds: Vec::new(), peer_path: None, remote: true };
+    Ok((Box::new(host), handoff))
 }
 
 pub(crate) fn attach(_text: &str, _abort: Abort) -> Result<Box<dyn Link>, LinkError> {

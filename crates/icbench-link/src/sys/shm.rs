@@ -410,7 +410,7 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
         wait.as_str(),
         u8::from(zero_copy)
     );
-    Ok((Box::new(host), Handoff { text, fds: vec![fd] }))
+    Ok((Box::new(host), Handoff::local(text, vec![fd])))
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

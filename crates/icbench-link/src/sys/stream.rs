@@ -18,7 +18,7 @@ const STREAM_MAX: usize = 16 << 20;
 /// default buffer (net.core.wmem_default, 208 KiB) allows this with room.
 const SEQPACKET_MAX: usize = 64 << 10;
 
-fn stream_caps() -> LinkCaps {
+pub(crate) fn stream_caps() -> LinkCaps {
     LinkCaps {
         max_msg_bytes: STREAM_MAX,
         message_boundaries: false,
@@ -65,6 +65,54 @@ impl Link for FdLink {
     }
 
     #[inline]
+    fn recv_some(
+        &mut self,
+        buf: &mut [u8],
+        timeout: Option<std::time::Duration>,
+    ) -> Result<usize, LinkError> {
+        if let Some(t) = timeout
+            && !readable(&self.rx, t, &self.abort)?
+        {
+            return Ok(0);
+        }
+        loop {
+            let got = if self.packets {
+                rustix::net::recv(&self.rx, &mut buf[..], RecvFlags::TRUNC).map(|(_, n)| n)
+            } else {
+                rustix::io::read(&self.rx, &mut buf[..])
+            };
+            match got {
+                Ok(0) => return Err(LinkError::PeerClosed),
+                Ok(n) if n > buf.len() => {
+                    return Err(LinkError::Framing(format!(
+                        "received a message of {n} B, larger than the {} B buffer",
+                        buf.len()
+                    )));
+                }
+                Ok(n) => return Ok(n),
+                Err(Errno::INTR) => check(&self.abort)?,
+                Err(Errno::IO) => return Err(LinkError::PeerClosed),
+                Err(e) => return Err(LinkError::sys("read", e)),
+            }
+        }
+    }
+
+    fn discard_input(&mut self) {
+        let mut sink = [0u8; 4096];
+        // Bounded: a peer that never stops talking cannot hold us here.
+        for _ in 0..1024 {
+            match readable(&self.rx, std::time::Duration::ZERO, &self.abort) {
+                Ok(true) => {}
+                _ => return,
+            }
+            match rustix::io::read(&self.rx, &mut sink) {
+                Ok(n) if n > 0 => {}
+                _ => return,
+            }
+        }
+    }
+
+    #[inline]
     fn recv(&mut self, buf: &mut [u8], len: usize) -> Result<(), LinkError> {
         if !self.packets {
             return read_exact(&self.rx, &mut buf[..len], &self.abort);
@@ -87,16 +135,35 @@ impl Link for FdLink {
     }
 }
 
+/// Waits up to `timeout` for `fd` to be readable (poll(2)).
+pub(crate) fn readable(
+    fd: impl AsFd,
+    timeout: std::time::Duration,
+    abort: &Abort,
+) -> Result<bool, LinkError> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let ts = rustix::time::Timespec {
+        tv_sec: timeout.as_secs() as i64,
+        tv_nsec: i64::from(timeout.subsec_nanos()),
+    };
+    let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+    match poll(&mut fds, Some(&ts)) {
+        Ok(n) => Ok(n > 0),
+        Err(Errno::INTR) => check(abort).map(|()| false),
+        Err(e) => Err(LinkError::sys("poll", e)),
+    }
+}
+
 fn handoff(kind: &str, rx: OwnedFd, tx: Option<OwnedFd>) -> Handoff {
     use std::os::fd::AsRawFd;
     let text = match &tx {
         Some(tx) => format!("{kind}:r={},w={}", rx.as_raw_fd(), tx.as_raw_fd()),
         None => format!("{kind}:fd={}", rx.as_raw_fd()),
     };
-    Handoff { text, fds: tx.into_iter().chain(Some(rx)).collect() }
+    Handoff::local(text, tx.into_iter().chain(Some(rx)).collect())
 }
 
-fn host(
+pub(crate) fn host(
     rx: OwnedFd,
     tx: Option<OwnedFd>,
     packets: bool,
@@ -169,7 +236,9 @@ pub(crate) fn open_pty(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkErr
     t.make_raw();
     rustix::termios::tcsetattr(&slave, rustix::termios::OptionalActions::Now, &t)
         .map_err(setup("tcsetattr"))?;
-    Ok((host(master, None, false, stream_caps(), abort), handoff("pty", slave, None)))
+    let mut h = handoff("pty", slave, None);
+    h.peer_path = Some(name.to_string_lossy().into_owned());
+    Ok((host(master, None, false, stream_caps(), abort), h))
 }
 
 pub(crate) fn attach(kind: &str, text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

@@ -3,8 +3,11 @@
 mod floor;
 mod links;
 mod peer;
+mod rt;
 mod run;
 mod show;
+mod timer;
+mod wakeup;
 
 use std::process::ExitCode;
 
@@ -21,6 +24,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Show(a) => show::show(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(),
+        Command::Timer(a) => timer::timer(&a),
+        Command::Wakeup(a) => wakeup::wakeup(&a),
         Command::Peer(a) => peer::peer(&a),
     }
 }

@@ -11,26 +11,28 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use icbench_engine::{Budget, EngineConfig, Fault, LinkRun, Observer, PeerLaunch, clock, cpu};
+use icbench_engine::{
+    Budget, CellSpec, EngineConfig, Fault, LinkRun, Observer, PeerLaunch, Protocol, clock, cpu,
+};
 use icbench_link::LinkSpec;
 use icbench_model::{CellKey, CellResult, Pattern, PeerMode, RunStatus, Sched};
 use icbench_store::{RunId, Store};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{PatternArg, PeerKind, RunArgs};
+use crate::cli::{PatternArg, PeerKind, ProtocolArg, RunArgs};
 use crate::cmd::{resolve_cpus, show::open_store};
 use crate::error::bad;
 use crate::meta::{self, Placement};
 use crate::sizes;
 
 /// Set by SIGINT; the engine stops after (or inside) the current cell.
-static STOP: AtomicBool = AtomicBool::new(false);
+pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: i32) {
     STOP.store(true, Ordering::SeqCst);
 }
 
-fn install_sigint() {
+pub(crate) fn install_sigint() {
     // SAFETY: the handler only stores to an atomic (async-signal-safe).
     // SA_RESETHAND: a second Ctrl-C ends icbench at once.
     unsafe {
@@ -45,15 +47,42 @@ fn install_sigint() {
 /// The run, as resolved from the flags.
 struct Plan {
     links: Vec<LinkSpec>,
-    cells: Vec<(Pattern, u64)>,
+    cells: Vec<CellSpec>,
     host_cpu: u32,
     peer_cpu: u32,
     online: String,
     cfg: EngineConfig,
+    /// Run notes the flags imply (peer program, emulation).
+    notes: Vec<String>,
 }
 
-fn resolve(a: &RunArgs) -> Result<Plan> {
-    let links = if a.links.is_empty() {
+/// Seed 000's bulk matrix: block size × blocks (embedded-ipc-anchors §1).
+const SEED_000_BULK: [(u64, u32); 11] = [
+    (512, 1),
+    (512, 2),
+    (512, 4),
+    (512, 8),
+    (1024, 1),
+    (1024, 2),
+    (1024, 4),
+    (1024, 5),
+    (2048, 1),
+    (2048, 2),
+    (4096, 1),
+];
+/// Seed 001's sizes: 512 B … 32 KiB, one write each.
+const SEED_001_SIZES: &str = "512-32K";
+
+fn protocol_of(p: Option<ProtocolArg>) -> Option<Protocol> {
+    p.map(|p| match p {
+        ProtocolArg::Icb => Protocol::Icb,
+        ProtocolArg::Dimtass => Protocol::Dimtass,
+        ProtocolArg::Raw => Protocol::Raw,
+    })
+}
+
+fn resolve_links(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<LinkSpec>> {
+    let links: Vec<LinkSpec> = if a.links.is_empty() {
         LinkSpec::defaults()
     } else {
         a.links
@@ -61,19 +90,128 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
             .map(|s| LinkSpec::parse(s).map_err(|e| bad(format!("--link {s}: {e}"))))
             .collect::<Result<_>>()?
     };
+    for l in &links {
+        match (protocol, l.is_remote(), &a.peer_cmd) {
+            (None, true, _) => {
+                return Err(bad(format!(
+                    "--link {l}: the peer of a remote link is the firmware on the device; \
+                     say how to talk to it: --protocol icb, dimtass or raw"
+                )));
+            }
+            (Some(p), false, None) => {
+                return Err(bad(format!(
+                    "--link {l} with --protocol {p}: icbench's own peer speaks only its local \
+                     protocol; start a peer that speaks {p} with --peer-cmd, e.g. \
+                     --peer-cmd 'firmware/build/icb-peer --path {{path}} --protocol {p}'"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(links)
+}
+
+fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec>> {
     let patterns: Vec<Pattern> = if a.patterns.is_empty() {
-        Pattern::ALL.to_vec()
+        match protocol {
+            Some(Protocol::Dimtass) => vec![Pattern::Bulk, Pattern::PingPong],
+            Some(Protocol::Raw) => vec![Pattern::PingPong],
+            _ if a.blocks.is_some() => vec![Pattern::Bulk],
+            _ => Pattern::ALL.to_vec(),
+        }
     } else {
         a.patterns
             .iter()
             .map(|p| match p {
                 PatternArg::Pingpong => Pattern::PingPong,
                 PatternArg::Stream => Pattern::Stream,
+                PatternArg::Bulk => Pattern::Bulk,
             })
             .collect()
     };
-    let sizes = sizes::parse(&a.sizes).map_err(|e| bad(format!("--sizes: {e}")))?;
-    let cells = patterns.iter().flat_map(|&p| sizes.iter().map(move |&s| (p, s))).collect();
+    let pname = protocol.map_or("the local control protocol", Protocol::as_str);
+    for &p in &patterns {
+        if !icbench_engine::supports(protocol, p) {
+            let offered: Vec<&str> = [Pattern::PingPong, Pattern::Stream, Pattern::Bulk]
+                .into_iter()
+                .filter(|&q| icbench_engine::supports(protocol, q))
+                .map(Pattern::as_str)
+                .collect();
+            return Err(bad(format!(
+                "--pattern {p}: not available with {pname}; it offers {}",
+                offered.join(", ")
+            )));
+        }
+    }
+    let blocks = match &a.blocks {
+        None => None,
+        Some(_) if !patterns.contains(&Pattern::Bulk) => {
+            return Err(bad("--blocks: only the bulk pattern has blocks (add -p bulk)"));
+        }
+        Some(b) => Some(
+            b.split(',')
+                .map(|v| v.trim().parse::<u32>().ok().filter(|&n| n > 0))
+                .collect::<Option<Vec<u32>>>()
+                .ok_or_else(|| {
+                    bad(format!("--blocks '{b}': write positive whole numbers, e.g. 1,2,4,8"))
+                })?,
+        ),
+    };
+    let sizes_of = |default: &str| {
+        let s = a.sizes.as_deref().unwrap_or(default);
+        sizes::parse(s).map_err(|e| bad(format!("--sizes: {e}")))
+    };
+    let mut cells = Vec::new();
+    for &p in &patterns {
+        match p {
+            Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
+                cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
+                    pattern: p,
+                    size_bytes,
+                    blocks: Some(n),
+                }));
+            }
+            Pattern::Bulk => {
+                let bl = blocks.clone().unwrap_or_else(|| vec![1]);
+                for s in sizes_of("1-64K")? {
+                    cells.extend(bl.iter().map(|&n| CellSpec {
+                        pattern: p,
+                        size_bytes: s,
+                        blocks: Some(n),
+                    }));
+                }
+            }
+            _ => {
+                let default =
+                    if protocol == Some(Protocol::Dimtass) { SEED_001_SIZES } else { "1-64K" };
+                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::from((p, s))));
+            }
+        }
+    }
+    Ok(cells)
+}
+
+fn resolve(a: &RunArgs) -> Result<Plan> {
+    let protocol = protocol_of(a.protocol);
+    if a.peer_cmd.is_some() && protocol.is_none() {
+        return Err(bad(
+            "--peer-cmd: a peer program speaks a wire protocol; say which with --protocol icb, \
+             dimtass or raw",
+        ));
+    }
+    let peer_cmd = match a.peer_cmd.as_deref().map(str::split_whitespace) {
+        None => None,
+        Some(words) => {
+            let argv: Vec<String> = words.map(str::to_string).collect();
+            if argv.is_empty() {
+                return Err(bad("--peer-cmd '': give the program to start, e.g. \
+                                --peer-cmd 'firmware/build/icb-peer --path {path}'"));
+            }
+            Some(argv)
+        }
+    };
+    let links = resolve_links(a, protocol)?;
+    let cells = resolve_cells(a, protocol)?;
     let (host_cpu, peer_cpu, usable) = resolve_cpus(&a.cpus)?;
     if let Some(p) = a.fifo.filter(|p| !(1..=99).contains(p)) {
         return Err(bad(format!("--fifo {p}: SCHED_FIFO priorities run from 1 to 99")));
@@ -108,8 +246,25 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
         budget: Budget { cell_time, raw: a.raw, window: a.window },
         fault,
         stop: &STOP,
+        protocol,
+        peer_cmd,
     };
-    Ok(Plan { links, cells, host_cpu, peer_cpu, online: usable.text, cfg })
+    let mut notes = Vec::new();
+    if let Some(p) = protocol {
+        let who = match &a.peer_cmd {
+            Some(c) => format!("the program `{c}`"),
+            None => "the firmware answering on the device".to_string(),
+        };
+        notes.push(format!("protocol {p}: the peer is {who}, not icbench's own peer"));
+    }
+    if a.emulated {
+        notes.push(
+            "the peer runs under emulation: its timings mean nothing; this run checks framing, \
+             fragmentation, integrity and the handshake"
+                .to_string(),
+        );
+    }
+    Ok(Plan { links, cells, host_cpu, peer_cpu, online: usable.text, cfg, notes })
 }
 
 /// Places this thread, opens the store and records the run's start.
@@ -134,6 +289,7 @@ fn start(a: &RunArgs, plan: &Plan) -> Result<(Store, RunId, icbench_model::RunMe
         mlock: a.mlock,
     };
     let mut meta = meta::gather(&placement, clock::CLOCK_NAME, clock::read_overhead_ns(10_000));
+    meta.notes.extend(plan.notes.iter().cloned());
     let id = store.begin_run(&meta)?;
     let total = plan.links.len() * plan.cells.len();
     eprintln!(

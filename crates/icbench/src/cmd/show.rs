@@ -60,6 +60,11 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode> {
         })?
     };
     let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
+    if icbench_report::rt::is_rt(&run.cells) {
+        let mut out = std::io::stdout().lock();
+        crate::cmd::rt::print(&mut out, run.id.0, &run.meta, &run.cells, a.db.json, 1000)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let view = icbench_report::build(run.id.0, &run.meta, &run.cells);
     let mut out = std::io::stdout().lock();
     if a.db.json {

@@ -1,0 +1,522 @@
+//! icb frames v1, host side (docs/protocol.md §1).
+//!
+//! - **Handshake.** `HELLO` is sent and re-sent, at growing intervals, until
+//!   a `CAPS` with the seq of one of them arrives or the cell timeout passes:
+//!   a tty may still echo in cooked mode until its peer has set raw mode, and
+//!   a board may be booting. Garbage, errors and our own echoed frames are
+//!   skipped during the handshake (and remembered for the failure reason).
+//! - **Frame size.** Frames are at most min(the peer's `max_frame`, the
+//!   link's largest message, 65551): on a message link with a small MTU
+//!   (rpmsg: 496) one frame is one message, and larger messages are
+//!   fragmented (§1.6).
+//! - **Ping-pong** is `ECHO`: each fragment is sent when the echo of the one
+//!   before it is back (one fragment in flight: a byte stream's buffers, a
+//!   few KiB on a pty, would otherwise deadlock the two writers on large
+//!   frames); the sample ends when the fragment with the last byte is back,
+//!   and the reassembled message is then compared byte for byte.
+//! - **Stream** is `DATA` with credits: one credit per frame, starting from
+//!   the peer's `rx_slots`; the last frame asks for an `ACK`, whose byte count
+//!   (mod 2³²) must equal what was sent. Each frame's CRC is checked by the
+//!   peer, which answers a bad one with `ERROR`.
+//! - **Bulk** is `DATA × blocks` with `ACK_REQ` on the last frame; a sample
+//!   ends at the `ACK`.
+//!
+//! After the handshake, anything unexpected fails the cell and names it:
+//! garbage, a bad frame (CRC, header), an `ERROR` from the peer, an echo of
+//! another seq, our own frames heard back.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use icbench_link::{Link, LinkError};
+use icbench_model::CellData;
+use icbench_proto::frame::{MAX_BODY, MIN_MAX_FRAME, OVERHEAD};
+use icbench_proto::{
+    Ack, Caps, ClockId, Credit, ErrorReport, Event, Flags, FrameError, FrameRef, FrameType, Modes,
+    Reassembler, StreamParser, fragments, max_payload,
+};
+
+use super::sampled;
+use crate::clock::now_ns;
+use crate::pattern::{Budget, CellError, counts};
+use crate::payload::{Payload, first_difference};
+
+/// The largest frame the host accepts and sends (a 65535-byte body).
+pub(crate) const HOST_MAX_FRAME: usize = MAX_BODY + OVERHEAD;
+/// Largest message reassembled (the CLI's largest size).
+const MAX_MESSAGE: usize = 16 << 20;
+/// Bytes taken from the link per read.
+const READ_BUF: usize = 64 << 10;
+/// First HELLO seq; attempts count up from here ("HE" in the high bytes).
+const HELLO_SEQ: u32 = 0x4845_0000;
+
+/// What a frame from the peer meant, once checked.
+enum Got {
+    Echo {
+        seq: u32,
+        complete: bool,
+    },
+    Ack(Ack),
+    Caps {
+        seq: u32,
+        caps: Caps,
+    },
+    /// Credit arrived (already added to `credits`).
+    Credit,
+}
+
+/// One handshaken icb conversation with a peer.
+pub(crate) struct Icb {
+    rx: Vec<u8>,
+    start: usize,
+    end: usize,
+    parser: StreamParser,
+    reasm: Reassembler,
+    tx: Vec<u8>,
+    /// Largest frame either side sends.
+    frame: usize,
+    /// What the peer announced.
+    caps: Caps,
+    seq: u32,
+    credits: u32,
+    /// In handshake mode: what was skipped, for the failure reason.
+    noise: Option<String>,
+}
+
+fn wire(e: impl std::fmt::Display) -> CellError {
+    CellError::Wire(e.to_string())
+}
+
+fn error_name(code: u16) -> &'static str {
+    match code {
+        1 => "truncated",
+        2 => "bad magic",
+        3 => "unsupported version",
+        4 => "reserved flags",
+        5 => "too long",
+        6 => "bad length",
+        7 => "CRC mismatch",
+        10 => "unsupported",
+        11 => "no space for the reply",
+        12 => "send failed",
+        _ => "unknown error",
+    }
+}
+
+impl Icb {
+    fn new() -> Icb {
+        Icb {
+            rx: vec![0; READ_BUF],
+            start: 0,
+            end: 0,
+            parser: StreamParser::new(MAX_BODY),
+            reasm: Reassembler::new(MAX_MESSAGE),
+            tx: vec![0; HOST_MAX_FRAME],
+            frame: HOST_MAX_FRAME,
+            caps: Caps::default(),
+            seq: 0,
+            credits: 0,
+            noise: None,
+        }
+    }
+
+    /// The next meaningful frame; `None` when `timeout` passed first.
+    /// `strict`: anything unexpected is an error (after the handshake).
+    fn next(
+        &mut self,
+        link: &mut dyn Link,
+        timeout: Option<Duration>,
+        strict: bool,
+    ) -> Result<Option<Got>, CellError> {
+        loop {
+            if self.start == self.end {
+                let n = link.recv_some(&mut self.rx, timeout)?;
+                if n == 0 {
+                    return Ok(None);
+                }
+                (self.start, self.end) = (0, n);
+            }
+            let (used, ev) = self.parser.step(&self.rx[self.start..self.end]);
+            self.start += used;
+            let f = match ev {
+                None => continue,
+                Some(Event::Frame(f)) => f,
+                Some(Event::Error(e)) if !strict => {
+                    self.noise = Some(e.to_string());
+                    continue;
+                }
+                Some(Event::Error(FrameError::Garbage { bytes })) => {
+                    return Err(CellError::Wire(format!(
+                        "garbage from the peer: {bytes} bytes outside any icb frame"
+                    )));
+                }
+                Some(Event::Error(e)) => return Err(wire(format!("bad frame from the peer: {e}"))),
+            };
+            if !f.flags.contains(Flags::REPLY) {
+                if strict {
+                    return Err(wire(format!(
+                        "heard our own {} frame back: the device echoes (not in raw mode?) or \
+                         loops back",
+                        f.ty
+                    )));
+                }
+                self.noise = Some(format!("our own {} frame echoed back", f.ty));
+                continue;
+            }
+            match f.ty {
+                FrameType::Echo => {
+                    let done = self
+                        .reasm
+                        .push(&f)
+                        .map_err(|e| wire(format!("echo reassembly failed: {e}")))?
+                        .is_some();
+                    return Ok(Some(Got::Echo { seq: f.seq, complete: done }));
+                }
+                FrameType::Credit => {
+                    let c = Credit::from_bytes(f.payload).map_err(wire)?;
+                    self.credits = self.credits.saturating_add(c.frames);
+                    return Ok(Some(Got::Credit));
+                }
+                FrameType::Ack => {
+                    return Ok(Some(Got::Ack(Ack::from_bytes(f.payload).map_err(wire)?)));
+                }
+                FrameType::Caps => {
+                    let caps = Caps::from_bytes(f.payload).map_err(wire)?;
+                    return Ok(Some(Got::Caps { seq: f.seq, caps }));
+                }
+                FrameType::Error => {
+                    let r = ErrorReport::from_bytes(f.payload).map_err(wire)?;
+                    let text = format!(
+                        "the peer answered ERROR {} ({}) for seq {}",
+                        r.code,
+                        error_name(r.code),
+                        r.seq
+                    );
+                    if strict {
+                        return Err(CellError::Wire(text));
+                    }
+                    self.noise = Some(text);
+                }
+                other if strict => {
+                    return Err(wire(format!("unexpected {other} frame from the peer")));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Turns a watchdog abort into a reason that says what was awaited and
+    /// whether a frame had been cut off.
+    fn stalled(&self, e: CellError, waiting: impl FnOnce() -> String) -> CellError {
+        match e {
+            CellError::Link(LinkError::Aborted) => {
+                let mut w = waiting();
+                let partial = self.parser.buffered();
+                if partial > 0 {
+                    w.push_str(&format!(
+                        "; the peer had sent {partial} bytes of a frame and no more (truncated frame)"
+                    ));
+                }
+                CellError::Stalled { waiting: w }
+            }
+            e => e,
+        }
+    }
+
+    fn send(&mut self, link: &mut dyn Link, f: &FrameRef<'_>) -> Result<(), CellError> {
+        let n = f.encode_into(&mut self.tx).map_err(wire)?;
+        link.send(&self.tx[..n]).map_err(CellError::Link)
+    }
+
+    /// One echo of `msg`; returns its round trip, ns, after checking it.
+    fn echo(
+        &mut self,
+        link: &mut dyn Link,
+        msg: &[u8],
+        progress: &AtomicU64,
+    ) -> Result<u64, CellError> {
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let head = FrameRef::new(FrameType::Echo, seq, &[]);
+        let frags = fragments(head, msg, self.frame)
+            .ok_or_else(|| wire(format!("a {} B frame leaves no room for payload", self.frame)))?;
+        let total = frags.len();
+        let t0 = now_ns();
+        for (i, f) in frags.enumerate() {
+            self.send(link, &f)
+                .map_err(|e| self.stalled(e, || format!("sending ECHO seq {seq}")))?;
+            loop {
+                match self.next(link, None, true) {
+                    Ok(Some(Got::Echo { seq: s, complete })) => {
+                        if s != seq {
+                            return Err(wire(format!(
+                                "the echo of seq {s} arrived while seq {seq} was awaited"
+                            )));
+                        }
+                        if complete != (i + 1 == total) {
+                            return Err(wire(format!(
+                                "the echo of seq {seq} ended after fragment {} of {total}",
+                                i + 1
+                            )));
+                        }
+                        progress.fetch_add(1, Ordering::Relaxed);
+                        break;
+                    }
+                    Ok(Some(Got::Ack(_))) => {
+                        return Err(wire("an ACK arrived, an ECHO was awaited"));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(self.stalled(e, || {
+                            format!(
+                                "waiting for the echo of seq {seq} (fragment {} of {total})",
+                                i + 1
+                            )
+                        }));
+                    }
+                }
+            }
+        }
+        let t1 = now_ns();
+        let got = self.reasm.message();
+        if got != msg {
+            let offset = first_difference(got, msg).unwrap_or(0);
+            return Err(CellError::Corrupt { seq: u64::from(seq), size: msg.len(), offset });
+        }
+        Ok(t1 - t0)
+    }
+
+    /// Sends `count` messages of `msg` as DATA, within the credits, the last
+    /// frame asking for an ACK, and checks the ACK's byte count.
+    fn data(
+        &mut self,
+        link: &mut dyn Link,
+        msg: &[u8],
+        count: u64,
+        progress: &AtomicU64,
+    ) -> Result<(), CellError> {
+        let mut sent: u64 = 0;
+        for m in 0..count {
+            self.seq = self.seq.wrapping_add(1);
+            let seq = self.seq;
+            let head = FrameRef::new(FrameType::Data, seq, &[]);
+            let frags = fragments(head, msg, self.frame).ok_or_else(|| {
+                wire(format!("a {} B frame leaves no room for payload", self.frame))
+            })?;
+            let nf = frags.len();
+            for (i, mut f) in frags.enumerate() {
+                while self.credits == 0 {
+                    match self.next(link, None, true) {
+                        Ok(Some(Got::Ack(_))) => {
+                            return Err(wire("an ACK arrived that was not asked for"));
+                        }
+                        Ok(_) => progress.fetch_add(1, Ordering::Relaxed),
+                        Err(e) => {
+                            return Err(self.stalled(e, || {
+                                format!("waiting for credit to send DATA seq {seq}")
+                            }));
+                        }
+                    };
+                }
+                if m + 1 == count && i + 1 == nf {
+                    f.flags = f.flags | Flags::ACK_REQ;
+                }
+                self.send(link, &f)
+                    .map_err(|e| self.stalled(e, || format!("sending DATA seq {seq}")))?;
+                self.credits -= 1;
+                sent += f.payload.len() as u64;
+            }
+        }
+        let last = self.seq;
+        loop {
+            match self.next(link, None, true) {
+                Ok(Some(Got::Ack(a))) => {
+                    if a.acked_seq != last {
+                        return Err(wire(format!(
+                            "ACK for seq {} arrived, seq {last} asked for it",
+                            a.acked_seq
+                        )));
+                    }
+                    // The count is a u32: compare modulo 2³².
+                    if a.bytes != sent as u32 {
+                        return Err(wire(format!(
+                            "the peer acknowledged {} bytes, {sent} were sent",
+                            a.bytes
+                        )));
+                    }
+                    progress.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+                Ok(Some(Got::Echo { seq, .. })) => {
+                    return Err(wire(format!("an echo of seq {seq} arrived, an ACK was awaited")));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    return Err(
+                        self.stalled(e, || format!("waiting for the ACK of DATA seq {last}"))
+                    );
+                }
+            }
+        }
+    }
+
+    fn need(&self, modes: u32, what: &str) -> Result<(), CellError> {
+        if self.caps.modes.has(modes) {
+            Ok(())
+        } else {
+            Err(CellError::Unsupported(format!(
+                "the peer does not offer {what} (CAPS modes {:#04x})",
+                self.caps.modes.0
+            )))
+        }
+    }
+
+    fn need_fragments(&self, size: usize) -> Result<(), CellError> {
+        if size > max_payload(self.frame, false, false) {
+            self.need(Modes::FRAGMENTS, "fragments, which a message larger than a frame needs")?;
+        }
+        Ok(())
+    }
+
+    /// Ping-pong: ECHO of `size`-byte messages.
+    pub(crate) fn pingpong(
+        &mut self,
+        link: &mut dyn Link,
+        size: usize,
+        budget: &Budget,
+        progress: &AtomicU64,
+    ) -> Result<CellData, CellError> {
+        self.need(Modes::ECHO, "echo")?;
+        self.need_fragments(size)?;
+        let payload = Payload::new(size);
+        let mut tx = payload.buffer();
+        sampled(budget, progress, size as u64, |seq| {
+            Payload::stamp(&mut tx, seq);
+            self.echo(link, &tx, progress)
+        })
+    }
+
+    /// Stream: DATA with credits; throughput over the measured phase.
+    pub(crate) fn stream(
+        &mut self,
+        link: &mut dyn Link,
+        size: usize,
+        budget: &Budget,
+        progress: &AtomicU64,
+    ) -> Result<CellData, CellError> {
+        self.need(Modes::SINK | Modes::ACK, "sink with credits and acknowledgements")?;
+        self.need_fragments(size)?;
+        let msg = Payload::new(size).buffer();
+        let probe_count = 16u64;
+        let t0 = now_ns();
+        self.data(link, &msg, probe_count, progress)?;
+        let per = (now_ns() - t0) as f64 / probe_count as f64;
+        let (warm, measure) = counts(per, budget, 32, 50_000_000);
+        self.data(link, &msg, u64::from(warm), progress)?;
+        let t0 = now_ns();
+        self.data(link, &msg, u64::from(measure), progress)?;
+        let elapsed_ns = now_ns() - t0;
+        Ok(CellData {
+            messages: u64::from(measure),
+            bytes: u64::from(measure) * size as u64,
+            elapsed_ns,
+            warmup_messages: probe_count + u64::from(warm),
+            latency: None,
+            raw_ns: None,
+            window: Some(self.caps.rx_slots.max(1)),
+        })
+    }
+
+    /// Bulk: `blocks` DATA messages of `block` bytes, then one ACK.
+    pub(crate) fn bulk(
+        &mut self,
+        link: &mut dyn Link,
+        block: usize,
+        blocks: u32,
+        budget: &Budget,
+        progress: &AtomicU64,
+    ) -> Result<CellData, CellError> {
+        self.need(Modes::SINK | Modes::ACK, "sink with acknowledgements")?;
+        self.need_fragments(block)?;
+        let msg = Payload::new(block).buffer();
+        sampled(budget, progress, block as u64 * u64::from(blocks), |_| {
+            let t0 = now_ns();
+            self.data(link, &msg, u64::from(blocks), progress)?;
+            Ok(now_ns() - t0)
+        })
+    }
+}
+
+/// Says HELLO until CAPS answers or `limit` passes; `alive` reports a peer
+/// that died meanwhile. Returns the conversation, or a one-line reason.
+pub(crate) fn handshake(
+    link: &mut dyn Link,
+    limit: Duration,
+    alive: &mut dyn FnMut() -> Result<(), String>,
+) -> Result<Icb, String> {
+    let mut icb = Icb::new();
+    link.discard_input();
+    let hello = Caps {
+        max_frame: HOST_MAX_FRAME as u32,
+        modes: Modes(Modes::ECHO | Modes::ACK | Modes::SINK | Modes::FRAGMENTS),
+        clock_hz: 0,
+        clock_id: ClockId::NONE,
+        rx_slots: 0,
+        ack_every_bytes: 0,
+    }
+    .to_bytes();
+    let start = Instant::now();
+    let mut wait = Duration::from_millis(50);
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        let seq = HELLO_SEQ + attempt;
+        icb.send(link, &FrameRef::new(FrameType::Hello, seq, &hello))
+            .map_err(|e| format!("sending HELLO: {e}"))?;
+        let until = Instant::now() + wait;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match icb.next(link, Some(left), false) {
+                Ok(Some(Got::Caps { seq: s, caps })) if s > HELLO_SEQ && s <= seq => {
+                    return icb.accept(caps, link.caps().max_msg_bytes);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    alive()?;
+                    return Err(format!("icb handshake: {e}"));
+                }
+            }
+        }
+        alive()?;
+        if start.elapsed() >= limit {
+            let heard = icb.noise.as_deref().map(|n| format!(" (heard: {n})")).unwrap_or_default();
+            return Err(format!(
+                "icb handshake: no CAPS answered {attempt} HELLO frames within {:.1} s{heard}: \
+                 nothing on the other side speaks icb",
+                limit.as_secs_f64()
+            ));
+        }
+        wait = (wait * 2).min(Duration::from_millis(500));
+    }
+}
+
+impl Icb {
+    fn accept(mut self, caps: Caps, link_max: usize) -> Result<Icb, String> {
+        let frame = (caps.max_frame as usize).min(link_max).min(HOST_MAX_FRAME);
+        if frame < MIN_MAX_FRAME {
+            return Err(format!(
+                "icb handshake: frames of at most {frame} B (peer {} B, link {link_max} B) are \
+                 below the protocol's minimum of {MIN_MAX_FRAME} B",
+                caps.max_frame
+            ));
+        }
+        self.frame = frame;
+        self.caps = caps;
+        self.credits = caps.rx_slots.max(1);
+        self.noise = None;
+        Ok(self)
+    }
+}

@@ -1,0 +1,123 @@
+//! Is the clock one clock across two CPUs? A one-way time is a difference
+//! of two readings taken on two CPUs, so before trusting it icbench checks
+//! that the clock never goes backwards between them: a value read on one
+//! CPU is handed to the other, which reads the clock and must not see less,
+//! and hands its reading back, many times (after the TSC checks of
+//! core-to-core-latency and the kernel's tsc_sync). CLOCK_MONOTONIC_RAW is
+//! meant to be monotonic system-wide; a machine with unsynchronised
+//! counters fails here instead of producing negative latencies.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::{clock, cpu};
+
+/// What the check saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockCheck {
+    /// Hand-overs each way.
+    pub rounds: u64,
+    /// Hand-overs after which the receiving CPU read an earlier time than
+    /// the one handed to it.
+    pub backwards: u64,
+    /// The largest such step back, ns.
+    pub worst_backwards_ns: u64,
+}
+
+impl ClockCheck {
+    pub fn ok(&self) -> bool {
+        self.backwards == 0
+    }
+}
+
+/// Bounces clock readings `rounds` times between CPUs `a` and `b`
+/// (busy-waiting on one shared word; `timeout` bounds the whole check).
+pub fn check_common_clock(
+    a: u32,
+    b: u32,
+    rounds: u64,
+    timeout: Duration,
+) -> Result<ClockCheck, String> {
+    if a == b {
+        // One CPU reads one counter: monotonic by definition of the clock.
+        return Ok(ClockCheck { rounds: 0, backwards: 0, worst_backwards_ns: 0 });
+    }
+    // Even values: a's turn is over and b may read (odd = b handed back).
+    // The word holds the reading; the turn is a separate flag so that a
+    // reading can take any value.
+    struct Ball {
+        value: AtomicU64,
+        turn: AtomicU64,
+        give_up: AtomicBool,
+    }
+    let ball = Arc::new(Ball {
+        value: AtomicU64::new(0),
+        turn: AtomicU64::new(0),
+        give_up: AtomicBool::new(false),
+    });
+    let deadline = clock::now_ns() + timeout.as_nanos() as u64;
+    let side = |me: u32, first: bool, ball: Arc<Ball>| {
+        move || -> Result<(u64, u64), String> {
+            cpu::pin_current_thread(me).map_err(|e| e.to_string())?;
+            let (mut back, mut worst) = (0u64, 0u64);
+            for r in 0..rounds {
+                // Turn 2r: a sends; 2r+1: b answers.
+                let my_turn = 2 * r + u64::from(!first);
+                while ball.turn.load(Ordering::Acquire) != my_turn {
+                    if ball.give_up.load(Ordering::Relaxed) {
+                        return Err("the other CPU gave up".to_string());
+                    }
+                    if clock::now_ns() > deadline {
+                        ball.give_up.store(true, Ordering::Relaxed);
+                        return Err(format!(
+                            "CPU {me} waited longer than {} s for the other CPU",
+                            timeout.as_secs_f64()
+                        ));
+                    }
+                    std::hint::spin_loop();
+                }
+                let seen = ball.value.load(Ordering::Acquire);
+                let now = clock::now_ns();
+                if my_turn > 0 && now < seen {
+                    back += 1;
+                    worst = worst.max(seen - now);
+                }
+                ball.value.store(now, Ordering::Release);
+                ball.turn.store(my_turn + 1, Ordering::Release);
+            }
+            Ok((back, worst))
+        }
+    };
+    let ha = std::thread::spawn(side(a, true, ball.clone()));
+    let hb = std::thread::spawn(side(b, false, ball.clone()));
+    let ra = ha.join().map_err(|_| "clock check thread panicked".to_string())?;
+    let rb = hb.join().map_err(|_| "clock check thread panicked".to_string())?;
+    let (ba, wa) = ra?;
+    let (bb, wb) = rb?;
+    Ok(ClockCheck { rounds, backwards: ba + bb, worst_backwards_ns: wa.max(wb) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::CpuList;
+
+    #[test]
+    fn the_clock_never_goes_back_between_two_cpus() {
+        let cpus = CpuList::usable().cpus;
+        if cpus.len() < 2 {
+            eprintln!("skipped: one CPU only");
+            return;
+        }
+        let c = check_common_clock(cpus[0], cpus[1], 2_000, Duration::from_secs(60)).unwrap();
+        assert_eq!(c.rounds, 2_000);
+        assert!(c.ok(), "{c:?}");
+    }
+
+    #[test]
+    fn one_cpu_is_trivially_one_clock() {
+        let c = check_common_clock(0, 0, 10, Duration::from_secs(1)).unwrap();
+        assert!(c.ok());
+    }
+}

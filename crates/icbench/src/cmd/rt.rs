@@ -1,0 +1,272 @@
+//! What `icbench timer` and `icbench wakeup` share: checking the rt-tests
+//! style options, scheduling and memory locking, the load around the
+//! measurement, the store, and the outputs (table or rt-tests-style JSON,
+//! and the histogram text for `--histfile`).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use icbench_engine::cpu::{self, CpuList};
+use icbench_engine::rt::load::{LoadKind, LoadPlan, LoadTool, RunningLoad};
+use icbench_model::{CellOutcome, CellResult, PeerMode, RunMeta, RunStatus, Sched};
+use icbench_report::rt::SysInfo;
+use icbench_report::rthist::{self, HistColumn};
+use icbench_store::{RunId, Store};
+
+use crate::cli::RtCommon;
+use crate::cmd::show::open_store;
+use crate::error::bad;
+use crate::meta::{self, Placement};
+use crate::sizes;
+
+/// The checked common options.
+pub(crate) struct Common {
+    pub interval: Duration,
+    pub loops: u64,
+    pub load: Option<(Vec<LoadKind>, Option<Vec<u32>>, LoadTool)>,
+}
+
+/// Checks the options both commands share. `default_loops` applies when
+/// neither -l nor -D is given.
+pub(crate) fn resolve(a: &RtCommon, default_loops: u64) -> Result<Common> {
+    if a.interval == 0 || a.interval > 10_000_000 {
+        return Err(bad(format!(
+            "-i {}: the interval is in µs, from 1 to 10000000 (10 s)",
+            a.interval
+        )));
+    }
+    if let Some(p) = a.priority.filter(|p| !(1..=99).contains(p)) {
+        return Err(bad(format!("-p {p}: SCHED_FIFO priorities run from 1 to 99")));
+    }
+    if a.histogram == 0 || a.histogram > 1_000_000 {
+        return Err(bad(format!(
+            "-h {}: the histogram range is in µs, from 1 to 1000000",
+            a.histogram
+        )));
+    }
+    let interval = Duration::from_micros(a.interval);
+    let loops = match (&a.loops, &a.duration) {
+        (Some(0), _) => {
+            return Err(bad("-l 0: icbench needs an end: give a number of loops above 0 or -D"));
+        }
+        (Some(l), _) => *l,
+        (None, Some(d)) => {
+            let d = sizes::duration(d).map_err(|e| bad(format!("-D: {e}")))?;
+            (d.as_nanos() / interval.as_nanos()).max(1) as u64
+        }
+        (None, None) => default_loops,
+    };
+    if loops >= u64::from(u32::MAX) {
+        return Err(bad(format!("-l {loops}: at most {} loops", u32::MAX - 1)));
+    }
+    let load = match &a.load {
+        None => None,
+        Some(list) => {
+            let kinds = list
+                .split(',')
+                .map(|k| {
+                    LoadKind::parse(k.trim()).ok_or_else(|| {
+                        bad(format!("--load {k}: use cpu, memory, ipc, io or net (comma list)"))
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let cpus = a.load_cpus.as_deref().map(|s| parse_cpus("--load-cpus", s)).transpose()?;
+            let tool = match a.load_with.as_str() {
+                "auto" => LoadTool::Auto,
+                "stress-ng" => LoadTool::StressNg,
+                "builtin" => LoadTool::Builtin,
+                other => {
+                    return Err(bad(format!(
+                        "--load-with {other}: use auto, stress-ng or builtin"
+                    )));
+                }
+            };
+            Some((kinds, cpus, tool))
+        }
+    };
+    if a.load.is_none() && a.load_cpus.is_some() {
+        return Err(bad("--load-cpus needs --load KINDS"));
+    }
+    Ok(Common { interval, loops, load })
+}
+
+/// Parses a CPU list (`0-3,6`) and checks each CPU is usable.
+pub(crate) fn parse_cpus(flag: &str, s: &str) -> Result<Vec<u32>> {
+    let list = CpuList::parse(s)
+        .filter(|l| !l.cpus.is_empty())
+        .ok_or_else(|| bad(format!("{flag} '{s}': write CPUs as a list, e.g. 0-3,6")))?;
+    let usable = CpuList::usable();
+    for &c in &list.cpus {
+        usable.check(c).map_err(|e| bad(format!("{flag}: {e}")))?;
+    }
+    let mut cpus = list.cpus;
+    cpus.dedup();
+    Ok(cpus)
+}
+
+/// Applies -m, and checks -p is permitted (in a scratch thread, so this
+/// thread's policy is untouched), before anything is measured.
+pub(crate) fn prepare(a: &RtCommon) -> Result<()> {
+    if a.mlockall {
+        cpu::lock_memory().map_err(|e| bad(format!("-m: {e}")))?;
+    }
+    if let Some(p) = a.priority {
+        std::thread::spawn(move || cpu::set_fifo(p))
+            .join()
+            .map_err(|_| anyhow::anyhow!("checking SCHED_FIFO: thread panicked"))?
+            .map_err(|e| bad(format!("-p: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Opens the store and records the start of the run.
+pub(crate) fn begin(
+    a: &RtCommon,
+    host_cpu: u32,
+    peer_cpu: u32,
+    clock: &str,
+) -> Result<(Store, RunId, RunMeta)> {
+    let mut store = open_store(&a.db)?;
+    let placement = Placement {
+        host_cpu,
+        peer_cpu,
+        online: CpuList::usable().text,
+        peer_mode: PeerMode::Thread,
+        sched: a.priority.map_or(Sched::Other, |priority| Sched::Fifo { priority }),
+        mlock: a.mlockall,
+    };
+    let overhead = icbench_engine::clock::read_overhead_ns(10_000);
+    let m = meta::gather(&placement, clock, overhead);
+    let id = store.begin_run(&m)?;
+    Ok((store, id, m))
+}
+
+/// Starts the load, if any, bounded to the measurement's expected length
+/// plus a minute.
+pub(crate) fn start_load(
+    c: &Common,
+    measured_cpus: &[u32],
+    expected: Duration,
+    notes: &mut Vec<String>,
+) -> Result<Option<RunningLoad>> {
+    let Some((kinds, cpus, tool)) = &c.load else { return Ok(None) };
+    let plan = LoadPlan {
+        kinds: kinds.clone(),
+        cpus: cpus.clone().unwrap_or_else(|| measured_cpus.to_vec()),
+        tool: *tool,
+        bound: expected + Duration::from_secs(60),
+        tmp_dir: std::env::temp_dir(),
+    };
+    let load = RunningLoad::start(&plan).map_err(|e| bad(format!("--load: {e}")))?;
+    eprintln!("icbench: load: {}", load.description);
+    notes.push(format!("load: {}", load.description));
+    // Let the load reach its steady state before measuring.
+    std::thread::sleep(Duration::from_millis(500));
+    Ok(Some(load))
+}
+
+pub(crate) fn stop_load(load: Option<RunningLoad>, notes: &mut Vec<String>) {
+    if let Some(l) = load {
+        let r = l.stop();
+        let how = match (r.work_units, r.exit) {
+            (Some(n), _) => format!("{n} units of work"),
+            (None, Some(exit)) => format!("stress-ng {exit}"),
+            (None, None) => "ended".to_string(),
+        };
+        notes.push(format!("load stopped after the measurement ({how})"));
+    }
+}
+
+/// Stores the cells, finishes the run and prints it.
+pub(crate) fn finish(
+    a: &RtCommon,
+    mut store: Store,
+    id: RunId,
+    mut meta: RunMeta,
+    cells: &[CellResult],
+    interrupted: bool,
+) -> Result<std::process::ExitCode> {
+    for c in cells {
+        store.insert_cell(id, c)?;
+    }
+    let status = if interrupted { RunStatus::Interrupted } else { RunStatus::Finished };
+    meta.status = status;
+    meta.ended_unix_ns = Some(meta::now_unix_ns());
+    store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
+    let stored = store.load_run(id)?;
+    if let Some(path) = &a.histfile {
+        write_histfile(path, &stored.cells, a.histogram as usize)?;
+    }
+    let mut out = std::io::stdout().lock();
+    print(&mut out, id.0, &stored.meta, &stored.cells, a.json, a.histogram as usize)?;
+    if !a.json {
+        writeln!(
+            out,
+            "\nstored as run {id} in {}; `icbench show {id}` prints it again",
+            a.db.display()
+        )?;
+    }
+    if interrupted {
+        eprintln!("icbench: interrupted: run {id} keeps what was measured");
+        return Ok(std::process::ExitCode::from(130));
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Prints a realtime run: the table, or rt-tests-style JSON.
+pub(crate) fn print(
+    out: &mut dyn Write,
+    run_id: i64,
+    meta: &RunMeta,
+    cells: &[CellResult],
+    json: bool,
+    buckets_us: usize,
+) -> Result<()> {
+    let view = icbench_report::rt::build(run_id, meta, cells);
+    if json {
+        icbench_report::rt::json(&view, cells, &sysinfo(meta), buckets_us, 0, out)?;
+    } else {
+        icbench_report::rt::table(&view, out)?;
+        for n in &meta.notes {
+            writeln!(out, "note: {n}")?;
+        }
+    }
+    Ok(())
+}
+
+fn write_histfile(path: &Path, cells: &[CellResult], buckets: usize) -> Result<()> {
+    let cols: Vec<HistColumn> = cells
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            CellOutcome::Measured(d) => HistColumn::from_cell(d, buckets),
+            _ => None,
+        })
+        .collect();
+    let text = rthist::render(&cols);
+    if path == Path::new("-") {
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+    } else {
+        std::fs::write(path, text)
+            .with_context(|| format!("writing the histogram to {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// rt-tests' `sysinfo`, from the run's record and this kernel's uname.
+fn sysinfo(meta: &RunMeta) -> SysInfo {
+    let u = rustix::system::uname();
+    let realtime = std::fs::read_to_string("/sys/kernel/realtime")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    SysInfo {
+        sysname: u.sysname().to_string_lossy().into_owned(),
+        nodename: meta.hostname.clone(),
+        release: meta.kernel_release.clone(),
+        version: u.version().to_string_lossy().into_owned(),
+        machine: u.machine().to_string_lossy().into_owned(),
+        realtime,
+    }
+}

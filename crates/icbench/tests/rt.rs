@@ -1,0 +1,154 @@
+//! `icbench timer` and `icbench wakeup` end to end: options, the store, the
+//! rt-tests-style JSON and histogram text, loads, and bad input.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+fn tmp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rt.db");
+    (dir, db)
+}
+
+fn json(args: &[&str], db: &std::path::Path) -> Value {
+    let out = icbench().args(args).arg("--json").arg("--db").arg(db).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn timer_json_has_the_rt_tests_envelope_and_one_thread_per_cpu() {
+    let (_dir, db) = tmp();
+    let v = json(&["timer", "-a", "0", "-i", "200", "-l", "250", "-h", "200", "--raw"], &db);
+    assert_eq!(v["file_version"], 1);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["pattern"], "timer");
+    assert_eq!(v["sysinfo"]["sysname"], "Linux");
+    assert!(v["cmdline"].as_str().unwrap().contains("timer"));
+    assert_eq!(v["num_threads"], 1);
+    let t = &v["thread"]["0"];
+    assert_eq!(t["cycles"], 250);
+    assert_eq!(t["cpu"], 0);
+    let in_hist: u64 =
+        t["histogram"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(in_hist + t["overflows"].as_u64().unwrap(), 250);
+    let s = &t["icbench"]["latency_ns"];
+    assert_eq!(s["count"], 250);
+    assert!(s["min"].as_f64().unwrap() >= 0.0);
+    assert!(t["icbench"]["p99_99_ns"].as_f64().unwrap() <= s["max"].as_f64().unwrap());
+}
+
+#[test]
+fn timer_histfile_is_cyclictests_text_and_the_run_is_shown_again() {
+    let (dir, db) = tmp();
+    let hist = dir.path().join("hist.txt");
+    let out = icbench()
+        .args(["timer", "-a", "0", "-i", "200", "-l", "100", "-h", "50", "--histfile"])
+        .arg(&hist)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&hist).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "# Histogram");
+    assert!(lines[1].starts_with("000000 "));
+    // header, 50 buckets, 6 trailer lines, one thread line, the closing empty line
+    assert_eq!(lines.len(), 1 + 50 + 6 + 1 + 1);
+    assert!(lines[51].starts_with("# Total: "));
+    assert!(lines[52].starts_with("# Min Latencies: "));
+    let shown = icbench().args(["show", "latest", "--db"]).arg(&db).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("cpu 0") && shown.contains("p99.99"), "{shown}");
+}
+
+#[test]
+fn wakeup_through_every_primitive_completes_with_positive_samples() {
+    let (_dir, db) = tmp();
+    let v = json(&["wakeup", "-i", "100", "-l", "100", "--warmup", "5"], &db);
+    assert_eq!(v["pattern"], "wakeup");
+    let threads = v["thread"].as_object().unwrap();
+    let names: Vec<&str> =
+        threads.values().map(|t| t["icbench"]["label"].as_str().unwrap()).collect();
+    assert_eq!(names, ["futex", "eventfd", "pipe", "mq", "unix", "signal"]);
+    for t in threads.values() {
+        let s = &t["icbench"]["latency_ns"];
+        assert_eq!(s["count"], 100, "{t}");
+        assert!(s["min"].as_f64().unwrap() > 0.0, "{t}");
+        assert_ne!(t["sender_cpu"], t["receiver_cpu"]);
+    }
+    let notes = v["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("never backwards")), "{notes:?}");
+}
+
+#[test]
+fn wakeup_on_one_cpu_on_request() {
+    let (_dir, db) = tmp();
+    let v = json(&["wakeup", "--cpus", "0,0", "-P", "futex,pipe", "-i", "100", "-l", "50"], &db);
+    for t in v["thread"].as_object().unwrap().values() {
+        assert_eq!(t["sender_cpu"], 0);
+        assert_eq!(t["receiver_cpu"], 0);
+        assert_eq!(t["icbench"]["latency_ns"]["count"], 50);
+    }
+}
+
+#[test]
+fn a_builtin_load_runs_during_the_measurement_and_is_stopped() {
+    let (_dir, db) = tmp();
+    let v = json(
+        &[
+            "timer",
+            "-a",
+            "0",
+            "-i",
+            "200",
+            "-l",
+            "200",
+            "--load",
+            "cpu,ipc",
+            "--load-with",
+            "builtin",
+        ],
+        &db,
+    );
+    let notes: Vec<&str> =
+        v["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.starts_with("load: built-in cpu+ipc")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.starts_with("load stopped")), "{notes:?}");
+    assert_eq!(v["thread"]["0"]["cycles"], 200);
+}
+
+#[test]
+fn bad_options_are_one_line_and_exit_2() {
+    let (_dir, db) = tmp();
+    for (args, needle) in [
+        (&["timer", "-i", "0"][..], "-i 0"),
+        (&["timer", "-p", "0"][..], "-p 0"),
+        (&["timer", "-l", "0"][..], "-l 0"),
+        (&["timer", "-a", "9999"][..], "CPU 9999"),
+        (&["timer", "-a", "x"][..], "-a 'x'"),
+        (&["timer", "-h", "0"][..], "-h 0"),
+        (&["timer", "-D", "soon"][..], "-D"),
+        (&["timer", "--load", "gpu"][..], "--load gpu"),
+        (&["timer", "--load", "cpu", "--load-with", "magic"][..], "--load-with magic"),
+        (&["timer", "--load-cpus", "0"][..], "--load-cpus"),
+        (&["wakeup", "-P", "smoke-signal"][..], "-P smoke-signal"),
+        (&["wakeup", "--cpus", "0"][..], "--cpus '0'"),
+    ] {
+        let out = icbench().args(args).arg("--db").arg(&db).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("icbench: error: "), "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
