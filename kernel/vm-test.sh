@@ -81,7 +81,7 @@ if [ -x /icb/icbench ]; then
         for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
         for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge"; do
             kind=${spec%%:*}
-            if ! echo "$links" | grep -qE -- "--link $kind( |$)"; then
+            if ! echo "$links" | grep -qE -- "--link $kind(:| |$)"; then
                 say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
                 continue
             fi
