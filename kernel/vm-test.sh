@@ -73,27 +73,43 @@ if [ -x /icb/icbench-link-tests ]; then
 fi
 
 # --- icbench over the merged links (icb, raw, dimtass) -----------------
+LINKS=
 if [ -x /icb/icbench ]; then
-    links=$(/icb/icbench links 2>/dev/null)
+    LINKS=$(/icb/icbench links 2>/dev/null)
     # the remote protocols come with `--protocol` (the remote-protocol issue)
-    /icb/icbench run --help 2>/dev/null | grep -q -- '--protocol' || links=
-    for proto in icb raw dimtass; do
-        for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
-        for spec in "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" "rpmsg:$RAW" "tty:/dev/ttyRPMSG0" "netlink-bridge"; do
-            kind=${spec%%:*}
-            if ! echo "$links" | grep -qE -- "--link $kind(:| |$)"; then
-                say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
-                continue
-            fi
-            out=$(timeout 120 /icb/icbench run -L "$spec" --protocol $proto -p pingpong \
-                  -s 16,256,496 --no-floor --json --db /tmp/icb.db --cpus 0,1 2>/tmp/err)
-            rc=$?
-            [ -n "$out" ] || out=null
-            say "{\"name\":\"icbench/$kind/$proto\",\"expect\":\"icbench\",\"rc\":$rc,\"stderr\":\"$(head -c 300 /tmp/err | tr '\n"\\' '   ')\",\"result\":$(echo "$out" | tr -d '\n')}"
-        done
-    done
-    for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
+    /icb/icbench run --help 2>/dev/null | grep -q -- '--protocol' || LINKS=
 fi
+has_link() { echo "$LINKS" | grep -qE -- "--link $1(:| |$)"; }
+# icb_run NAME EXPECT SPEC PROTO [ARGS...]: one icbench run, its JSON wrapped
+icb_run() {
+    name=$1 expect=$2 spec=$3 proto=$4; shift 4
+    kind=${spec%%:*}; kind=${kind%%\?*}
+    if ! has_link "$kind"; then
+        say "{\"name\":\"$name\",\"expect\":\"$expect\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
+        return
+    fi
+    out=$(timeout 180 /icb/icbench run -L "$spec" --protocol "$proto" -p pingpong \
+          --no-floor --json --db /tmp/icb.db --cpus 0,1 "$@" 2>/tmp/err)
+    rc=$?
+    [ -n "$out" ] || out=null
+    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 /tmp/err | tr '\n"\\' '   ')\",\"result\":$(echo "$out" | tr -d '\n')}"
+}
+SPECS="rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024 rpmsg:RAW tty:/dev/ttyRPMSG0 netlink-bridge"
+for proto in icb raw dimtass; do
+    for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
+    for spec in $SPECS; do
+        spec=$(echo "$spec" | sed "s|RAW|$RAW|")
+        kind=${spec%%:*}
+        icb_run "icbench/$kind/$proto" icbench "$spec" $proto -s 16,256,496
+    done
+done
+# faults seen by icbench: a corrupting remote fails cells with a reason
+echo icb > $P/proto_nl; echo icb > $P/proto_tty
+echo 3 > $P/corrupt_every
+icb_run "icbench-fault/corrupt/netlink-bridge" icbench-fails netlink-bridge icb -s 64 --timeout 2s
+icb_run "icbench-fault/corrupt/tty" icbench-fails tty:/dev/ttyRPMSG0 icb -s 64 --timeout 2s
+echo 0 > $P/corrupt_every
+for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 
 # --- faults ------------------------------------------------------------
 echo 2000 > $P/delay_us
@@ -120,6 +136,10 @@ echo disabled > "$RP/recovery"
 echo 1 > $P/crash
 wait_state crashed "fault/crash/state"
 check "fault/crash/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
+# icbench must fail these cells with a reason, not hang: the rpmsg links
+# watch the remoteproc state (`crashed`); the others time out
+icb_run "icbench-fault/crash/rpmsg" "icbench-fails:crashed" "rpmsg:$RAW" raw -s 64 --timeout 2s
+icb_run "icbench-fault/crash/netlink-bridge" icbench-fails netlink-bridge raw -s 64 --timeout 2s
 echo recover > "$RP/recovery"
 wait_state running "fault/crash/recovered-state"
 RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
