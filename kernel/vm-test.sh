@@ -156,7 +156,11 @@ check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
 say "{\"name\":\"remote-stats\",\"expect\":\"info\",\"result\":{\"stats\":\"$(stats)\"}}"
 echo stop > "$RP/state"
 wait_state offline stop
-rmmod icb_nl_bridge && rmmod virtual_rproc; urc=$?
+# unloading with the remote running tears it down through rproc_del
+echo start > "$RP/state"
+wait_state running restart
+check "restart/netlink-bridge" clean 60 vmcheck nl 20 64
+rmmod virtual_rproc && rmmod icb_nl_bridge; urc=$?
 say "{\"name\":\"unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /sys/module/virtual_rproc ] && echo 1 || echo 0)}}"
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')

@@ -253,7 +253,8 @@ static struct fw_rsc_vdev *vrproc_find_vdev(struct vrproc *vp)
 		u32 off = t->offset[i];
 		struct fw_rsc_hdr *hdr = vp->sram + off;
 
-		if (off + sizeof(*hdr) + sizeof(struct fw_rsc_vdev) > VRPROC_SRAM_SIZE)
+		if (off > VRPROC_SRAM_SIZE - sizeof(*hdr) - sizeof(struct fw_rsc_vdev) -
+			  2 * sizeof(struct fw_rsc_vdev_vring))
 			return NULL;
 		if (hdr->type == RSC_VDEV)
 			return (struct fw_rsc_vdev *)hdr->data;
