@@ -162,6 +162,16 @@ wait_state running restart
 check "restart/netlink-bridge" clean 60 vmcheck nl 20 64
 rmmod virtual_rproc && rmmod icb_nl_bridge; urc=$?
 say "{\"name\":\"unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /sys/module/virtual_rproc ] && echo 1 || echo 0)}}"
+# ST's 16-buffer vrings: full rings, blocking sends and -ENOMEM from rpmsg_tty
+insmod /icb/icb_nl_bridge.ko && insmod /icb/virtual_rproc.ko cpu=1 vring_num=16
+echo raw > $P/proto_raw; echo raw > $P/proto_tty; echo raw > $P/proto_nl
+echo start > "$RP/state"
+wait_state running "vring16/start"
+wait_node /dev/ttyRPMSG0; sleep 0.5
+check "vring16/tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 20 4096
+check "vring16/netlink-bridge/raw/16000-chunked" clean 60 vmcheck nl 20 16000
+check "vring16/netlink-bridge/raw/496-3clients" clean 60 vmcheck nl 50 496 3
+rmmod virtual_rproc && rmmod icb_nl_bridge
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
 say "{\"name\":\"kernel-clean\",\"expect\":\"present\",\"result\":{\"present\":$([ "$bad" = 0 ] && echo 1 || echo 0),\"reports\":$bad}}"
