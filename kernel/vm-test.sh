@@ -52,6 +52,16 @@ wait_node /dev/rpmsg_ctrl0; wait_node /dev/ttyRPMSG0
 RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
 say "{\"name\":\"nodes\",\"expect\":\"nodes\",\"result\":{\"ctrl\":$([ -e /dev/rpmsg_ctrl0 ] && echo 1 || echo 0),\"tty\":$([ -e /dev/ttyRPMSG0 ] && echo 1 || echo 0),\"raw\":\"$RAW\",\"bridge\":$(dmesg | grep -c 'netlink family icbench_bridge')}}"
 
+# --- your own program against the running remote (scripts/vm-rig VM_EXTRA=…)
+if [ -f /icb/extra/run.sh ]; then
+    say "@@ICB-VM-EXTRA-BEGIN@@"
+    RAW=$RAW RP=$RP PATH=/icb/extra:$PATH timeout 300 sh /icb/extra/run.sh 2>&1
+    say "@@ICB-VM-EXTRA-END@@ rc=$?"
+    # it may have restarted the remote: the endpoint device may be new
+    [ "$(state)" = running ] || { echo start > "$RP/state"; wait_state running extra/restart; }
+    RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+fi
+
 # --- the real user interfaces, raw echo, with vmcheck -------------------
 for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 for size in 1 64 496; do
