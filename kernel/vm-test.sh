@@ -31,7 +31,8 @@ wait_node() {
 stats() { tr '\n' ' ' < /sys/devices/platform/virtual-rproc/stats | sed 's/ *$//'; }
 
 say "@@ICB-VM-BEGIN@@"
-say "{\"name\":\"boot\",\"expect\":\"info\",\"result\":{\"cpus\":$(grep -c ^processor /proc/cpuinfo),\"kernel\":\"$(uname -r)\",\"cmdline\":\"$(cat /proc/cmdline)\"}}"
+CS=/sys/devices/system/clocksource/clocksource0/current_clocksource
+say "{\"name\":\"boot\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\",\"cpus\":$(grep -c ^processor /proc/cpuinfo),\"kernel\":\"$(uname -r)\",\"cmdline\":\"$(cat /proc/cmdline)\"}}"
 [ -d /sys/class/remoteproc ] && rpc=1 || rpc=0
 say "{\"name\":\"remoteproc-class\",\"expect\":\"present\",\"result\":{\"present\":$rpc}}"
 
@@ -163,6 +164,7 @@ wait_state running "fault/crash-auto/state"
 RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
 check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
 
+say "{\"name\":\"clocksource-at-end\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\"}}"
 say "{\"name\":\"remote-stats\",\"expect\":\"info\",\"result\":{\"stats\":\"$(stats)\"}}"
 echo stop > "$RP/state"
 wait_state offline stop
@@ -185,5 +187,5 @@ rmmod virtual_rproc && rmmod icb_nl_bridge
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
 say "{\"name\":\"kernel-clean\",\"expect\":\"present\",\"result\":{\"present\":$([ "$bad" = 0 ] && echo 1 || echo 0),\"reports\":$bad}}"
-dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|warn|rproc|rpmsg|virtio|vrproc|icb' | tail -n 80 | sed 's/^/dmesg: /'
+dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|warn|rproc|rpmsg|virtio|vrproc|icb|clocksource|tsc|TSC' | tail -n 80 | sed 's/^/dmesg: /'
 say "@@ICB-VM-END@@"
