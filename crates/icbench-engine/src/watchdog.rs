@@ -77,7 +77,7 @@ unsafe impl Send for PthreadHandle {}
 pub(crate) fn wake_thread(PthreadHandle(thread): PthreadHandle) {
     // SAFETY: the caller guarantees the thread is alive (it joins the
     // watchdog, or is joined itself, before exiting).
-    unsafe { libc::pthread_kill(thread, wake_signal()) };
+    unsafe { libc::pthread_kill(thread as libc::pthread_t, wake_signal()) };
 }
 
 struct Shared {

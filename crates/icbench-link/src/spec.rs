@@ -91,6 +91,15 @@ pub const KINDS: &[KindInfo] = &[
         default: true,
     },
     KindInfo {
+        name: "netlink-bridge",
+        params: &[],
+        help: "generic netlink family icbench_bridge, bridged by kernel/netlink_bridge to a \
+               remote's rpmsg channel (scripts/vm-rig); the peer is the remote \
+               (needs --protocol icb|dimtass|raw)",
+        default: false,
+        path: "",
+    },
+    KindInfo {
         name: "pty",
         params: &[],
         path: "",
@@ -273,10 +282,14 @@ impl LinkSpec {
     }
 
     /// Whether the link ends at a device whose peer is not ours to start
-    /// (`tty:`, `serial:`, `rpmsg:` …): the firmware on the other side.
+    /// (`tty:`, `serial:`, `rpmsg:` …, `netlink-bridge`): the firmware on the
+    /// other side. An emulated device (`emulate=`) has icbench's own peer.
     pub fn is_remote(&self) -> bool {
+        // The netlink bridge has no device path (its address is a generic
+        // netlink family) but its peer is the remote behind it all the same.
         !self.params.contains_key("emulate")
-            && KINDS.iter().any(|k| k.name == self.kind && !k.path.is_empty())
+            && (KINDS.iter().any(|k| k.name == self.kind && !k.path.is_empty())
+                || self.kind == "netlink-bridge")
     }
 
     /// The specs `icbench run` measures when no `--link` is given.

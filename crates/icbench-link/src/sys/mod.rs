@@ -3,6 +3,7 @@
 
 mod mq;
 mod netlink;
+mod nlbridge;
 mod rpmsg;
 pub(crate) mod rpmsg_tty;
 mod shm;
@@ -26,6 +27,7 @@ pub(crate) fn open(
         "seqpacket" => stream::open_seqpacket(abort),
         "mq" => mq::open(abort),
         "netlink" => netlink::open(abort),
+        "netlink-bridge" => nlbridge::open(abort),
         "shm" => shm::open(spec, abort),
         "tty" | "serial" => tty::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
@@ -38,6 +40,7 @@ pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkErro
         "pipe" | "unix" | "tcp" | "pty" | "seqpacket" => stream::attach(kind, rest, abort),
         "mq" => mq::attach(rest, abort),
         "netlink" => netlink::attach(rest, abort),
+        "netlink-bridge" => nlbridge::attach(rest, abort),
         "shm" => shm::attach(rest, abort),
         "rpmsg-emu" => rpmsg::attach(rest, abort),
         rpmsg::REMOTE_HANDOFF => Err(LinkError::Setup(format!(

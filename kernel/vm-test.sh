@@ -1,0 +1,191 @@
+#!/bin/sh
+# In-VM tests of the VM rig (run by vm-init.sh; output parsed on the host by
+# scripts/vm-rig-check).  Every result is one JSON line between the markers
+#   @@ICB-VM-BEGIN@@ … @@ICB-VM-END@@
+# of the form {"name":N,"expect":E,"result":R}: E says what the host must
+# find in R (clean, lost, mismatch, delay>=NS, state=S, ...).  Timings are
+# real timings of the real driver stack on the guest's virtual CPUs.
+P=/sys/module/virtual_rproc/parameters
+RP=
+N=${ICB_N:-200}
+
+say() { echo "$*"; }
+# check NAME EXPECT TIMEOUT CMD...: one JSON line from CMD, wrapped.
+check() {
+    name=$1 expect=$2 t=$3; shift 3
+    out=$(timeout "$t" "$@" 2>/tmp/err | tail -n 1); rc=$?
+    [ -n "$out" ] || out=null
+    err=$(head -c 200 /tmp/err | tr '\n"\\' '   ')
+    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$err\",\"result\":$out}"
+}
+state() { cat "$RP/state"; }
+wait_state() {
+    i=0
+    while [ "$(state)" != "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+    say "{\"name\":\"$2\",\"expect\":\"state=$1\",\"result\":{\"state\":\"$(state)\"}}"
+}
+wait_node() {
+    i=0
+    while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+}
+stats() { tr '\n' ' ' < /sys/devices/platform/virtual-rproc/stats | sed 's/ *$//'; }
+
+say "@@ICB-VM-BEGIN@@"
+CS=/sys/devices/system/clocksource/clocksource0/current_clocksource
+say "{\"name\":\"boot\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\",\"cpus\":$(grep -c ^processor /proc/cpuinfo),\"kernel\":\"$(uname -r)\",\"cmdline\":\"$(cat /proc/cmdline)\"}}"
+[ -d /sys/class/remoteproc ] && rpc=1 || rpc=0
+say "{\"name\":\"remoteproc-class\",\"expect\":\"present\",\"result\":{\"present\":$rpc}}"
+
+insmod /icb/virtual_rproc.ko cpu=1 ${ICB_VRING_NUM:+vring_num=$ICB_VRING_NUM} 2>/tmp/err
+insmod /icb/icb_nl_bridge.ko 2>>/tmp/err
+for d in /sys/class/remoteproc/remoteproc*; do
+    [ "$(cat "$d/name" 2>/dev/null)" = virtual-rproc ] && RP=$d
+done
+if [ -z "$RP" ]; then
+    say "{\"name\":\"modules\",\"expect\":\"present\",\"result\":{\"present\":0,\"err\":\"$(tr '\n"' '  ' </tmp/err)\"}}"
+    say "@@ICB-VM-END@@"; exit 1
+fi
+say "{\"name\":\"modules\",\"expect\":\"present\",\"result\":{\"present\":1}}"
+
+echo start > "$RP/state"
+wait_state running start
+wait_node /dev/rpmsg_ctrl0; wait_node /dev/ttyRPMSG0
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+say "{\"name\":\"nodes\",\"expect\":\"nodes\",\"result\":{\"ctrl\":$([ -e /dev/rpmsg_ctrl0 ] && echo 1 || echo 0),\"tty\":$([ -e /dev/ttyRPMSG0 ] && echo 1 || echo 0),\"raw\":\"$RAW\",\"bridge\":$(dmesg | grep -c 'netlink family icbench_bridge')}}"
+
+# --- your own program against the running remote (scripts/vm-rig VM_EXTRA=…)
+if [ -f /icb/extra/run.sh ]; then
+    say "@@ICB-VM-EXTRA-BEGIN@@"
+    RAW=$RAW RP=$RP PATH=/icb/extra:$PATH timeout 300 sh /icb/extra/run.sh 2>&1
+    say "@@ICB-VM-EXTRA-END@@ rc=$?"
+    # it may have restarted the remote: the endpoint device may be new
+    [ "$(state)" = running ] || { echo start > "$RP/state"; wait_state running extra/restart; }
+    RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+fi
+
+# --- the real user interfaces, raw echo, with vmcheck -------------------
+for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
+for size in 1 64 496; do
+    check "rpmsg-ctrl/raw/$size" clean 60 vmcheck ctrl /dev/rpmsg_ctrl0 1024 "$N" $size
+    check "rpmsg/raw/$size" clean 60 vmcheck dev "$RAW" "$N" $size
+    check "tty/raw/$size" clean 60 vmcheck tty /dev/ttyRPMSG0 "$N" $size
+    check "netlink-bridge/raw/$size" clean 60 vmcheck nl "$N" $size
+done
+check "tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 50 4096
+check "netlink-bridge/raw/4000-chunked" clean 60 vmcheck nl 50 4000
+check "netlink-bridge/raw/64-3clients" clean 60 vmcheck nl "$N" 64 3
+
+# --- icbench's netlink-bridge link (its test, built for the guest) -----
+if [ -x /icb/icbench-link-tests ]; then
+    out=$(timeout 120 /icb/icbench-link-tests --exact sys::nlbridge::tests::echo_through_the_real_bridge --nocapture 2>&1)
+    rc=$?
+    ok=$(echo "$out" | grep -c 'echoed 1 B')
+    say "{\"name\":\"icbench-link/netlink-bridge\",\"expect\":\"present\",\"rc\":$rc,\"result\":{\"present\":$([ $rc = 0 ] && [ "$ok" = 1 ] && echo 1 || echo 0),\"out\":\"$(echo "$out" | tail -n 5 | tr '\n"\\' '   ')\"}}"
+fi
+
+# --- icbench over the merged links (icb, raw, dimtass) -----------------
+LINKS=
+if [ -x /icb/icbench ]; then
+    LINKS=$(/icb/icbench links 2>/dev/null)
+    # the remote protocols come with `--protocol` (the remote-protocol issue)
+    /icb/icbench run --help 2>/dev/null | grep -q -- '--protocol' || LINKS=
+fi
+has_link() { echo "$LINKS" | grep -qE -- "--link $1(:| |$)"; }
+# icb_run NAME EXPECT SPEC PROTO [ARGS...]: one icbench run, its JSON wrapped
+icb_run() {
+    name=$1 expect=$2 spec=$3 proto=$4; shift 4
+    kind=${spec%%:*}; kind=${kind%%\?*}
+    if ! has_link "$kind"; then
+        say "{\"name\":\"$name\",\"expect\":\"$expect\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
+        return
+    fi
+    out=$(timeout 180 /icb/icbench run -L "$spec" --protocol "$proto" -p pingpong \
+          --no-floor --json --db /tmp/icb.db --cpus 0,1 "$@" 2>/tmp/err)
+    rc=$?
+    [ -n "$out" ] || out=null
+    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 /tmp/err | tr '\n"\\' '   ')\",\"result\":$(echo "$out" | tr -d '\n')}"
+}
+SPECS="rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024 rpmsg:RAW tty:/dev/ttyRPMSG0 netlink-bridge"
+for proto in icb raw dimtass; do
+    for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
+    for spec in $SPECS; do
+        spec=$(echo "$spec" | sed "s|RAW|$RAW|")
+        kind=${spec%%:*}
+        icb_run "icbench/$kind/$proto" icbench "$spec" $proto -s 16,256,496
+    done
+done
+# faults seen by icbench: a corrupting remote fails cells with a reason
+echo icb > $P/proto_nl; echo icb > $P/proto_tty
+echo 3 > $P/corrupt_every
+icb_run "icbench-fault/corrupt/netlink-bridge" icbench-fails netlink-bridge icb -s 64 --timeout 2s
+icb_run "icbench-fault/corrupt/tty" icbench-fails tty:/dev/ttyRPMSG0 icb -s 64 --timeout 2s
+echo 0 > $P/corrupt_every
+for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
+
+# --- faults ------------------------------------------------------------
+echo 2000 > $P/delay_us
+check "fault/delay/rpmsg" "delay>=2000000" 60 vmcheck dev "$RAW" 20 64
+echo 0 > $P/delay_us
+echo 4 > $P/drop_every
+check "fault/drop/rpmsg" lost 60 vmcheck dev "$RAW" 8 64
+check "fault/drop/netlink-bridge" lost 60 vmcheck nl 8 64
+echo 0 > $P/drop_every
+echo 3 > $P/corrupt_every
+check "fault/corrupt/rpmsg" mismatch 60 vmcheck dev "$RAW" 9 64
+check "fault/corrupt/tty" mismatch 60 vmcheck tty /dev/ttyRPMSG0 9 64
+echo 0 > $P/corrupt_every
+echo 1 > $P/stall
+check "fault/stall/tty" lost 60 vmcheck tty /dev/ttyRPMSG0 4 4096
+check "fault/stall/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
+echo 0 > $P/stall
+# the remote now answers the backlog: those replies are stale
+check "fault/stall-drain/rpmsg" info 10 vmcheck drain "$RAW"
+check "fault/stall-recovered/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+
+# crash with recovery disabled: the state must read `crashed`
+echo disabled > "$RP/recovery"
+echo 1 > $P/crash
+wait_state crashed "fault/crash/state"
+check "fault/crash/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
+# icbench must fail these cells with a reason, not hang: the rpmsg links
+# watch the remoteproc state (`crashed`); the others time out
+icb_run "icbench-fault/crash/rpmsg" "icbench-fails:crashed" "rpmsg:$RAW" raw -s 64 --timeout 2s
+icb_run "icbench-fault/crash/netlink-bridge" icbench-fails netlink-bridge raw -s 64 --timeout 2s
+echo recover > "$RP/recovery"
+wait_state running "fault/crash/recovered-state"
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+check "fault/crash/recovered-rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+check "fault/crash/recovered-netlink-bridge" clean 60 vmcheck nl 20 64
+# and with recovery enabled: remoteproc restarts it by itself
+echo enabled > "$RP/recovery"
+echo 1 > $P/crash
+sleep 2
+wait_state running "fault/crash-auto/state"
+RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
+check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
+
+say "{\"name\":\"clocksource-at-end\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\"}}"
+say "{\"name\":\"remote-stats\",\"expect\":\"info\",\"result\":{\"stats\":\"$(stats)\"}}"
+echo stop > "$RP/state"
+wait_state offline stop
+# unloading with the remote running tears it down through rproc_del
+echo start > "$RP/state"
+wait_state running restart
+check "restart/netlink-bridge" clean 60 vmcheck nl 20 64
+rmmod virtual_rproc && rmmod icb_nl_bridge; urc=$?
+say "{\"name\":\"unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /sys/module/virtual_rproc ] && echo 1 || echo 0)}}"
+# ST's 16-buffer vrings: full rings, blocking sends and -ENOMEM from rpmsg_tty
+insmod /icb/icb_nl_bridge.ko && insmod /icb/virtual_rproc.ko cpu=1 vring_num=16
+echo raw > $P/proto_raw; echo raw > $P/proto_tty; echo raw > $P/proto_nl
+echo start > "$RP/state"
+wait_state running "vring16/start"
+wait_node /dev/ttyRPMSG0; sleep 0.5
+check "vring16/tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 20 4096
+check "vring16/netlink-bridge/raw/16000-chunked" clean 60 vmcheck nl 20 16000
+check "vring16/netlink-bridge/raw/496-3clients" clean 60 vmcheck nl 50 496 3
+rmmod virtual_rproc && rmmod icb_nl_bridge
+# kernel warnings, oopses and lockdep/BUG reports fail the run
+bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
+say "{\"name\":\"kernel-clean\",\"expect\":\"present\",\"result\":{\"present\":$([ "$bad" = 0 ] && echo 1 || echo 0),\"reports\":$bad}}"
+dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|warn|rproc|rpmsg|virtio|vrproc|icb|clocksource|tsc|TSC' | tail -n 80 | sed 's/^/dmesg: /'
+say "@@ICB-VM-END@@"
