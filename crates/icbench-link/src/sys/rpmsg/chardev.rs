@@ -494,9 +494,11 @@ mod tests {
         fill(&l, &msg);
         let (tx, rx) = std::sync::mpsc::channel();
         let host = std::thread::spawn(move || {
+            // pthread_t is a pointer on musl, which is not Send: carry it
+            // as an integer; it is only passed back to pthread_kill.
             tx.send((rustix::thread::gettid().as_raw_nonzero().get(), unsafe {
                 libc::pthread_self()
-            }))
+            } as usize))
             .unwrap();
             let r = l.send(&msg);
             (l, r)
@@ -506,7 +508,7 @@ mod tests {
         abort.set();
         while !host.is_finished() {
             // SAFETY: the thread is alive until joined below.
-            unsafe { libc::pthread_kill(pthread, libc::SIGUSR2) };
+            unsafe { libc::pthread_kill(pthread as libc::pthread_t, libc::SIGUSR2) };
             std::thread::yield_now();
         }
         let (l, r) = host.join().unwrap();
