@@ -21,7 +21,9 @@ pub mod seed;
 pub mod ti;
 pub mod xmitp;
 
-use icbench_model::{CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, Pattern};
+use icbench_model::{
+    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern,
+};
 
 /// The formats `icbench import` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,12 +151,12 @@ pub(crate) fn sample_cell(
     size_bytes: u64,
     samples: &[u64],
     bytes_per_sample: u64,
-    blocks: Option<u64>,
+    blocks: Option<u32>,
 ) -> CellResult {
     let mut h = LatencyHistogram::new();
     samples.iter().for_each(|&v| h.record(v));
     CellResult {
-        key: CellKey { link: link.to_string(), pattern, size_bytes },
+        key: CellKey { blocks, ..CellKey::new(link, pattern, size_bytes) },
         outcome: CellOutcome::Measured(CellData {
             messages: samples.len() as u64,
             bytes: bytes_per_sample * samples.len() as u64,
@@ -163,8 +165,8 @@ pub(crate) fn sample_cell(
             latency: Some(h),
             raw_ns: Some(samples.to_vec()),
             window: None,
+            counters: LinkCounters::default(),
             channels: None,
-            blocks,
             adaptive: None,
         }),
     }
@@ -179,7 +181,7 @@ pub(crate) fn rate_cell(
     channels: u32,
 ) -> CellResult {
     CellResult {
-        key: CellKey { link: link.to_string(), pattern: Pattern::PingPong, size_bytes },
+        key: CellKey::new(link, Pattern::PingPong, size_bytes),
         outcome: CellOutcome::Measured(CellData {
             messages: bytes / size_bytes.max(1),
             bytes,
@@ -188,8 +190,8 @@ pub(crate) fn rate_cell(
             latency: None,
             raw_ns: None,
             window: None,
+            counters: LinkCounters::default(),
             channels: Some(channels),
-            blocks: None,
             adaptive: None,
         }),
     }
@@ -206,7 +208,7 @@ pub(crate) fn hist_cell(
     buckets.iter().for_each(|&(v, n)| h.record_n(v, n));
     let messages: u64 = buckets.iter().map(|b| b.1).sum();
     CellResult {
-        key: CellKey { link: link.to_string(), pattern, size_bytes },
+        key: CellKey::new(link, pattern, size_bytes),
         outcome: CellOutcome::Measured(CellData {
             messages,
             bytes: messages * size_bytes,
@@ -215,8 +217,8 @@ pub(crate) fn hist_cell(
             latency: Some(h),
             raw_ns: None,
             window: None,
+            counters: LinkCounters::default(),
             channels: None,
-            blocks: None,
             adaptive: None,
         }),
     }

@@ -24,7 +24,7 @@ pub const DEFAULT_LINK: &str = "imported";
 pub const OUTLIER_FACTOR: f64 = 100.0;
 
 /// (link, pattern, size_bytes, blocks) of a sample row.
-type SampleKey = (String, Pattern, u64, Option<u64>);
+type SampleKey = (String, Pattern, u64, Option<u32>);
 
 struct RateRow {
     line: usize,
@@ -69,7 +69,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         };
         let channels: u32 =
             get(col("channels")).map(|c| num(c, line, "channels")).transpose()?.unwrap_or(1);
-        let blocks: Option<u64> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
+        let blocks: Option<u32> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
         if let Some(t) = get(time_col) {
             let t: f64 = num(t, line, "time_ns")?;
             if t.is_nan() || t <= 0.0 {
@@ -109,7 +109,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         }
     }
     for ((link, pattern, size, blocks), v) in samples {
-        let per = size * blocks.unwrap_or(1);
+        let per = size * u64::from(blocks.unwrap_or(1));
         imp.cells.push(sample_cell(&link, pattern, size, &v, per, blocks));
     }
     flag_rate_outliers(&rates, &mut imp.warnings);

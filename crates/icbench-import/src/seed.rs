@@ -44,8 +44,8 @@ fn field<'a>(f: &'a [(String, String)], key: &str, line: usize) -> Result<&'a st
 }
 
 /// Groups samples by (size, blocks), keeping first-seen order.
-fn group(samples: Vec<(u64, u64, u64)>) -> Vec<((u64, u64), Vec<u64>)> {
-    let mut out: Vec<((u64, u64), Vec<u64>)> = Vec::new();
+fn group(samples: Vec<(u64, u32, u64)>) -> Vec<((u64, u32), Vec<u64>)> {
+    let mut out: Vec<((u64, u32), Vec<u64>)> = Vec::new();
     for (b, n, ns) in samples {
         match out.iter_mut().find(|(k, _)| *k == (b, n)) {
             Some((_, v)) => v.push(ns),
@@ -67,7 +67,7 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
         let b: u64 = num(field(&f, "b", line_no)?, line_no, "b")?;
         let ns: u64 = num(field(&f, "nsec", line_no)?, line_no, "nsec")?;
         let sent: u64 = num(field(&f, "bytes sent", line_no)?, line_no, "bytes sent")?;
-        let n: u64 = match client {
+        let n: u32 = match client {
             Client::Tty => num(field(&f, "n", line_no)?, line_no, "n")?,
             Client::Netlink => 1,
         };
@@ -77,7 +77,7 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
                 msg: "b and n must be at least 1".into(),
             });
         }
-        if sent != b * n {
+        if sent != b * u64::from(n) {
             odd_bytes_sent.push((line_no, b, n, sent));
         }
         samples.push((b, n, ns));
@@ -101,7 +101,7 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
         ));
     }
     for ((b, n), ns) in group(samples) {
-        imp.cells.push(sample_cell(&link, Pattern::Bulk, b, &ns, b * n, Some(n)));
+        imp.cells.push(sample_cell(&link, Pattern::Bulk, b, &ns, b * u64::from(n), Some(n)));
     }
     imp.notes.push(
         "each log line is one transfer timed once: a cell holds one sample, so it has no spread \
@@ -152,8 +152,8 @@ enum TableKind {
 pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let mut imp = Imported::default();
     let mut kind = None;
-    let mut tty: Vec<(u64, u64, u64)> = Vec::new();
-    let mut net: Vec<(u64, u64, u64)> = Vec::new();
+    let mut tty: Vec<(u64, u32, u64)> = Vec::new();
+    let mut net: Vec<(u64, u32, u64)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         if line.trim().is_empty() {
@@ -181,7 +181,7 @@ pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> 
         }
         let size = size as u64;
         match (kind.unwrap_or(TableKind::SizeMs), v.len()) {
-            (TableKind::BlockBlocks, 3) => tty.push((size, v[1] as u64, ms_to_ns(v[2]))),
+            (TableKind::BlockBlocks, 3) => tty.push((size, v[1] as u32, ms_to_ns(v[2]))),
             (TableKind::SizeMs, 2) => net.push((size, 1, ms_to_ns(v[1]))),
             (TableKind::TtyNetlink, 4) => {
                 let (t, n, d) = (v[1], v[2], v[3]);
@@ -218,10 +218,10 @@ pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> 
         (_, Some(l)) => (l.clone(), l.clone()),
     };
     for ((b, n), ns) in group(tty) {
-        imp.cells.push(sample_cell(&tty_link, Pattern::Bulk, b, &ns, b * n, Some(n)));
+        imp.cells.push(sample_cell(&tty_link, Pattern::Bulk, b, &ns, b * u64::from(n), Some(n)));
     }
     for ((b, n), ns) in group(net) {
-        imp.cells.push(sample_cell(&net_link, Pattern::Bulk, b, &ns, b * n, Some(n)));
+        imp.cells.push(sample_cell(&net_link, Pattern::Bulk, b, &ns, b * u64::from(n), Some(n)));
     }
     imp.notes.push(
         "from a table printed in a blog post: times in ms with two decimals (10 µs resolution), \

@@ -49,7 +49,7 @@ pub struct CompareRow {
     pub size_bytes: u64,
     pub channels: Option<u32>,
     /// Bulk: blocks of `size_bytes` per transfer.
-    pub blocks: Option<u64>,
+    pub blocks: Option<u32>,
     /// Labels of the baseline and of the side compared with it.
     pub baseline: String,
     pub other: String,
@@ -103,8 +103,8 @@ fn measured(c: &CellResult) -> Option<&CellData> {
 }
 
 /// Compares every side after the first with the first, cell by cell. With
-/// `by_link` the cells are matched on (pattern, size) only (two links of one
-/// run), otherwise on (link, pattern, size, channels).
+/// `by_link` the cells are matched on (pattern, size, blocks, factors) only
+/// (two links of one run), otherwise also on link, protocol and channels.
 pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
     let mut rows = Vec::new();
     if let Some((base, others)) = inputs.split_first() {
@@ -114,9 +114,11 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                 let b = other.cells.iter().find(|b| {
                     b.key.pattern == a.key.pattern
                         && b.key.size_bytes == a.key.size_bytes
-                        && measured(b).map(|d| d.blocks) == Some(da.blocks)
+                        && b.key.blocks == a.key.blocks
+                        && b.key.factors == a.key.factors
                         && (by_link
                             || (b.key.link == a.key.link
+                                && b.key.protocol == a.key.protocol
                                 && measured(b).map(|d| d.channels) == Some(da.channels)))
                 });
                 let Some(b) = b else { continue };
@@ -124,7 +126,7 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                 let link = if by_link {
                     format!("{} vs {}", a.key.link, b.key.link)
                 } else {
-                    a.key.link.clone()
+                    crate::table::link_name(&a.key.link, &a.key.protocol)
                 };
                 if let Some(row) =
                     compare_cell(link, a, da, db, &base.side.label, &other.side.label)
@@ -169,7 +171,7 @@ fn compare_cell(
         pattern: a.key.pattern.as_str(),
         size_bytes: a.key.size_bytes,
         channels: da.channels,
-        blocks: da.blocks,
+        blocks: a.key.blocks,
         baseline: base.to_string(),
         other: other.to_string(),
         metric: "p50_ns",

@@ -18,6 +18,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "run_id",
     "source",
     "link",
+    "protocol",
     "pattern",
     "size_bytes",
     "channels",
@@ -52,10 +53,11 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
     w.write_record(CSV_COLUMNS)?;
     let id = view.run_id.to_string();
     let mut row = |link: &str,
+                   protocol: &Option<String>,
                    pattern: &str,
                    size: u64,
                    channels: Option<u32>,
-                   blocks: Option<u64>,
+                   blocks: Option<u32>,
                    status: &str,
                    reason: &Option<String>,
                    s: Option<&crate::CellStats>,
@@ -67,6 +69,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             id.clone(),
             view.source.clone(),
             link.to_string(),
+            protocol.clone().unwrap_or_default(),
             pattern.to_string(),
             size.to_string(),
             channels.map_or(String::new(), |c| c.to_string()),
@@ -99,6 +102,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
     for r in &view.pingpong {
         row(
             &r.link,
+            &r.protocol,
             "pingpong",
             r.size_bytes,
             r.channels,
@@ -113,6 +117,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
     for r in &view.stream {
         row(
             &r.link,
+            &r.protocol,
             "stream",
             r.size_bytes,
             None,
@@ -127,8 +132,9 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
     for r in &view.bulk {
         row(
             &r.link,
+            &r.protocol,
             "bulk",
-            r.size_bytes,
+            r.block_bytes,
             None,
             Some(r.blocks),
             r.status,
@@ -141,6 +147,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
     for r in &view.timer {
         row(
             &r.link,
+            &None,
             "timer",
             0,
             None,

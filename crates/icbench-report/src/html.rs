@@ -396,7 +396,10 @@ fn stats_table(h: &mut String, v: &RunView) {
             r.rtt_ns.as_ref().map(|s| {
                 (
                     "pingpong",
-                    crate::table::link_label(&r.link, r.channels),
+                    crate::table::link_label(
+                        &crate::table::link_name(&r.link, &r.protocol),
+                        r.channels,
+                    ),
                     format::bytes(r.size_bytes),
                     s,
                 )
@@ -404,7 +407,12 @@ fn stats_table(h: &mut String, v: &RunView) {
         })
         .chain(v.bulk.iter().filter_map(|r| {
             r.transfer_ns.as_ref().map(|s| {
-                ("bulk", r.link.clone(), format!("{}×{}", format::bytes(r.size_bytes), r.blocks), s)
+                (
+                    "bulk",
+                    crate::table::link_name(&r.link, &r.protocol),
+                    format!("{}×{}", format::bytes(r.block_bytes), r.blocks),
+                    s,
+                )
             })
         }))
         .chain(v.timer.iter().filter_map(|r| {

@@ -127,7 +127,7 @@ mod tests {
             raw_ns: Some(raw),
             window: None,
             channels: None,
-            blocks: None,
+            counters: Default::default(),
             adaptive: None,
         };
         let s = CellStats::of(&d).unwrap();

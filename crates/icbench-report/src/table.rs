@@ -7,21 +7,17 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::format;
-<<<<<<< HEAD
-use crate::view::{BulkRow, PingPongRow, RunView, StreamRow};
+use crate::stats::CellStats;
+use crate::view::{BulkRow, PingPongRow, RunView, StreamRow, TimerRow};
 
 /// The link column: the spec, and the wire protocol when it is not
 /// icbench's own.
-fn link_name(link: &str, protocol: &Option<String>) -> String {
+pub fn link_name(link: &str, protocol: &Option<String>) -> String {
     match protocol {
         Some(p) => format!("{link} · {p}"),
         None => link.to_string(),
     }
 }
-=======
-use crate::stats::CellStats;
-use crate::view::{BulkRow, PingPongRow, RunView, StreamRow, TimerRow};
->>>>>>> analysis
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -47,7 +43,6 @@ fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> Stri
     }
 }
 
-<<<<<<< HEAD
 /// The "TX busy" column appears only when some cell counted refused sends.
 const TX_BUSY: &str = "TX busy (EAGAIN)";
 
@@ -62,29 +57,6 @@ fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
     header
 }
 
-fn pingpong_table(rows: &[PingPongRow]) -> Table {
-    let busy = any_busy(rows.iter().map(|r| r.tx_busy));
-    let mut t = table(&with_busy(
-        vec![
-            "link",
-            "size",
-            "p50 RTT",
-            "p99 RTT",
-            "max RTT",
-            "round trips/s",
-            "payload B/s",
-            "p50 ÷ floor",
-        ],
-        busy,
-    ));
-    for r in rows {
-        let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
-        match &r.rtt_ns {
-            Some(s) if r.status == "ok" => line.extend([
-                format::ns(s.p50),
-                format::ns(s.p99),
-                format::ns(s.max),
-=======
 /// A link's label in tables: the spec, with the channel count when several.
 pub fn link_label(link: &str, channels: Option<u32>) -> String {
     match channels {
@@ -126,6 +98,7 @@ fn adaptive_short(r: &PingPongRow) -> String {
 
 fn pingpong_table(rows: &[PingPongRow]) -> Table {
     let adaptive = rows.iter().any(|r| r.adaptive.is_some());
+    let busy = any_busy(rows.iter().map(|r| r.tx_busy));
     let mut header = vec![
         "link",
         "size",
@@ -140,9 +113,10 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
     if adaptive {
         header.push("--ci");
     }
-    let mut t = table(&header);
+    let mut t = table(&with_busy(header, busy));
     for r in rows {
-        let mut line = vec![link_label(&r.link, r.channels), format::bytes(r.size_bytes)];
+        let link = link_label(&link_name(&r.link, &r.protocol), r.channels);
+        let mut line = vec![link, format::bytes(r.size_bytes)];
         if r.status == "ok" {
             match &r.rtt_ns {
                 Some(s) => line.extend([
@@ -154,7 +128,6 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
                 None => line.extend(["–", "–", "–", "–"].map(String::from)),
             }
             line.extend([
->>>>>>> analysis
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "/s"),
                 format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
                 r.p50_over_floor.map_or("–".into(), format::ratio),
@@ -162,35 +135,11 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
             if adaptive {
                 line.push(adaptive_short(r));
             }
+            if busy {
+                line.push(r.tx_busy.unwrap_or(0).to_string());
+            }
         } else {
             line.push(not_measured(r.status, &r.reason, r.max_bytes));
-        }
-        if busy && r.status == "ok" {
-            line.push(r.tx_busy.unwrap_or(0).to_string());
-        }
-        t.add_row(line);
-    }
-    right_align(&mut t, 1);
-    t
-}
-
-fn bulk_table(rows: &[BulkRow]) -> Table {
-    let mut t = table(&["link", "block", "blocks", "bytes", "n", "p50 time", "max time", "B/s"]);
-    for r in rows {
-        let mut line = vec![
-            r.link.clone(),
-            format::bytes(r.size_bytes),
-            r.blocks.to_string(),
-            format::bytes(r.total_bytes),
-        ];
-        match (&r.transfer_ns, r.status) {
-            (Some(s), "ok") => line.extend([
-                s.summary.count.to_string(),
-                format::ns(s.summary.p50),
-                format::ns(s.summary.max),
-                format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
-            ]),
-            _ => line.push(not_measured(r.status, &r.reason, None)),
         }
         t.add_row(line);
     }
@@ -248,7 +197,7 @@ pub fn stats_table(view: &RunView) -> Table {
         if let Some(s) = &r.rtt_ns {
             rows.push((
                 "pingpong",
-                link_label(&r.link, r.channels),
+                link_label(&link_name(&r.link, &r.protocol), r.channels),
                 format::bytes(r.size_bytes),
                 s,
             ));
@@ -256,8 +205,8 @@ pub fn stats_table(view: &RunView) -> Table {
     }
     for r in &view.bulk {
         if let Some(s) = &r.transfer_ns {
-            let size = format!("{}×{}", format::bytes(r.size_bytes), r.blocks);
-            rows.push(("bulk", r.link.clone(), size, s));
+            let size = format!("{}×{}", format::bytes(r.block_bytes), r.blocks);
+            rows.push(("bulk", link_name(&r.link, &r.protocol), size, s));
         }
     }
     for r in &view.timer {
@@ -358,6 +307,7 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
         "link",
         "block × blocks",
         "transfer",
+        "n",
         "p50 time",
         "p99 time",
         "max time",
@@ -368,13 +318,14 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
         let mut line = vec![
             link_name(&r.link, &r.protocol),
             format!("{} × {}", format::bytes(r.block_bytes), r.blocks),
-            format::bytes(r.transfer_bytes),
+            format::bytes(r.total_bytes),
         ];
         match &r.transfer_ns {
             Some(s) if r.status == "ok" => line.extend([
-                format::ns(s.p50),
-                format::ns(s.p99),
-                format::ns(s.max),
+                s.summary.count.to_string(),
+                format::ns(s.summary.p50),
+                format::ns(s.summary.p99),
+                format::ns(s.summary.max),
                 format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
                 format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
             ]),
@@ -462,12 +413,15 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", stream_table(&view.stream))?;
     }
     if !view.bulk.is_empty() {
-<<<<<<< HEAD
         writeln!(
             out,
             "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
         )?;
         writeln!(out, "{}", bulk_table(&view.bulk))?;
+    }
+    if !view.timer.is_empty() {
+        writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
+        writeln!(out, "{}", timer_table(&view.timer))?;
     }
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))
@@ -477,14 +431,6 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             out,
             "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not checked"
         )?;
-=======
-        writeln!(out, "\nbulk: block × blocks sent, then one acknowledgement; time per transfer")?;
-        writeln!(out, "{}", bulk_table(&view.bulk))?;
-    }
-    if !view.timer.is_empty() {
-        writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
-        writeln!(out, "{}", timer_table(&view.timer))?;
->>>>>>> analysis
     }
     if !view.targets.is_empty() {
         writeln!(out, "\ntargets (ratios against this run's floor)")?;
@@ -540,40 +486,6 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{t}")
 }
 
-<<<<<<< HEAD
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(busy: u64) -> StreamRow {
-        StreamRow {
-            link: "rpmsg:/dev/rpmsg0".into(),
-            protocol: None,
-            size_bytes: 496,
-            status: "ok",
-            reason: None,
-            max_bytes: None,
-            messages: Some(1000),
-            window: Some(32),
-            msgs_per_s: Some(1e4),
-            bytes_per_s: Some(4.96e6),
-            over_memcpy: None,
-            tx_busy: Some(busy),
-        }
-    }
-
-    #[test]
-    fn the_tx_busy_column_appears_only_when_something_was_refused() {
-        let quiet = stream_table(&[row(0)]).to_string();
-        assert!(!quiet.contains(TX_BUSY), "{quiet}");
-        let busy = stream_table(&[row(0), row(17)]).to_string();
-        assert!(busy.contains(TX_BUSY), "{busy}");
-        assert!(
-            busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
-            "{busy}"
-        );
-    }
-=======
 /// `icbench model`: one block per series.
 pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
     if view.models.is_empty() {
@@ -737,5 +649,38 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
         writeln!(out, "note: {n}")?;
     }
     Ok(())
->>>>>>> analysis
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(busy: u64) -> StreamRow {
+        StreamRow {
+            link: "rpmsg:/dev/rpmsg0".into(),
+            protocol: None,
+            size_bytes: 496,
+            status: "ok",
+            reason: None,
+            max_bytes: None,
+            messages: Some(1000),
+            window: Some(32),
+            msgs_per_s: Some(1e4),
+            bytes_per_s: Some(4.96e6),
+            over_memcpy: None,
+            tx_busy: Some(busy),
+        }
+    }
+
+    #[test]
+    fn the_tx_busy_column_appears_only_when_something_was_refused() {
+        let quiet = stream_table(&[row(0)]).to_string();
+        assert!(!quiet.contains(TX_BUSY), "{quiet}");
+        let busy = stream_table(&[row(0), row(17)]).to_string();
+        assert!(busy.contains(TX_BUSY), "{busy}");
+        assert!(
+            busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
+            "{busy}"
+        );
+    }
 }

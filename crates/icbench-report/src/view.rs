@@ -21,15 +21,11 @@ pub struct RunView {
     pub meta: RunMeta,
     pub pingpong: Vec<PingPongRow>,
     pub stream: Vec<StreamRow>,
-<<<<<<< HEAD
-    /// Bulk cells (block × blocks then one acknowledgement).
-    pub bulk: Vec<BulkRow>,
-=======
-    /// Bulk transfers (block × blocks, then one ack): imported seed logs.
+    /// Bulk cells (block × blocks, then one acknowledgement): measured on
+    /// a remote link, or imported seed logs.
     pub bulk: Vec<BulkRow>,
     /// Timer wake-up latency (imported cyclictest results).
     pub timer: Vec<TimerRow>,
->>>>>>> analysis
     pub targets: Vec<Target>,
 }
 
@@ -57,30 +53,11 @@ pub struct PingPongRow {
     pub bytes_per_s: Option<f64>,
     /// p50 round trip ÷ the cache-line round trip of the same run.
     pub p50_over_floor: Option<f64>,
-<<<<<<< HEAD
     /// Sends the link refused for want of a TX buffer and retried (rpmsg
     /// EAGAIN), in the measured window.
     pub tx_busy: Option<u64>,
-=======
     /// How adaptive repetitions (`--ci`) ended, when asked for.
     pub adaptive: Option<Adaptive>,
-}
-
-/// A bulk cell: `blocks` blocks of `size_bytes`, one sample per transfer.
-#[derive(Debug, Clone, Serialize)]
-pub struct BulkRow {
-    pub link: String,
-    /// Block size, bytes.
-    pub size_bytes: u64,
-    pub blocks: u64,
-    /// `size_bytes × blocks`: the bytes of one transfer.
-    pub total_bytes: u64,
-    pub status: &'static str,
-    pub reason: Option<String>,
-    /// Time of one whole transfer, ns.
-    pub transfer_ns: Option<CellStats>,
-    /// Payload bytes per second over the measured time.
-    pub bytes_per_s: Option<f64>,
 }
 
 /// A timer (wake-up latency) cell.
@@ -92,7 +69,6 @@ pub struct TimerRow {
     pub reason: Option<String>,
     /// Wake-up latency, ns.
     pub latency_ns: Option<CellStats>,
->>>>>>> analysis
 }
 
 /// A stream cell.
@@ -116,23 +92,30 @@ pub struct StreamRow {
     pub tx_busy: Option<u64>,
 }
 
-/// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement.
+/// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
+/// one sample per whole transfer. Measured on a remote link or imported.
 #[derive(Debug, Clone, Serialize)]
 pub struct BulkRow {
     pub link: String,
+    /// Wire protocol (`icb`, `dimtass`, `raw`); absent for imported cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+    /// Block size, bytes.
     pub block_bytes: u64,
+    /// Blocks per transfer (from the cell key; 1 if unset).
     pub blocks: u32,
-    /// block_bytes × blocks.
-    pub transfer_bytes: u64,
+    /// `block_bytes × blocks`: the bytes of one transfer.
+    pub total_bytes: u64,
+    /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
+    /// For `n/a`: the link's largest transfer, bytes.
     pub max_bytes: Option<u64>,
-    /// Time per transfer, first write to the acknowledgement, ns.
-    pub transfer_ns: Option<Summary>,
+    /// Time of one whole transfer, first write to the acknowledgement, ns.
+    pub transfer_ns: Option<CellStats>,
+    /// Transfers per second over the measured window.
     pub transfers_per_s: Option<f64>,
-    /// Payload bytes per second, host → peer.
+    /// Payload bytes per second, host → peer, over the measured window.
     pub bytes_per_s: Option<f64>,
 }
 
@@ -168,11 +151,8 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         msgs_per_s: None,
         bytes_per_s: None,
         p50_over_floor: None,
-<<<<<<< HEAD
         tx_busy: None,
-=======
         adaptive: None,
->>>>>>> analysis
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.rtt_ns = CellStats::of(d);
@@ -187,27 +167,6 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
             }
             _ => None,
         };
-    }
-    row
-}
-
-fn bulk_row(c: &CellResult) -> BulkRow {
-    let (status, reason, _) = common(c);
-    let mut row = BulkRow {
-        link: c.key.link.clone(),
-        size_bytes: c.key.size_bytes,
-        blocks: 1,
-        total_bytes: c.key.size_bytes,
-        status,
-        reason,
-        transfer_ns: None,
-        bytes_per_s: None,
-    };
-    if let CellOutcome::Measured(d) = &c.outcome {
-        row.blocks = d.blocks.unwrap_or(1);
-        row.total_bytes = c.key.size_bytes * row.blocks;
-        row.transfer_ns = CellStats::of(d);
-        row.bytes_per_s = Some(d.bytes_per_s());
     }
     row
 }
@@ -258,7 +217,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         protocol: c.key.protocol.clone(),
         block_bytes: c.key.size_bytes,
         blocks: c.key.blocks.unwrap_or(1),
-        transfer_bytes: c.key.transfer_bytes(),
+        total_bytes: c.key.transfer_bytes(),
         status,
         reason,
         max_bytes,
@@ -267,7 +226,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         bytes_per_s: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
-        row.transfer_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.transfer_ns = CellStats::of(d);
         row.transfers_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
     }
@@ -286,13 +245,8 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .filter(|c| c.key.pattern == Pattern::Stream)
         .map(|c| stream_row(c, meta))
         .collect();
-<<<<<<< HEAD
-    let bulk: Vec<BulkRow> =
-        cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
-=======
     let bulk = cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
     let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
->>>>>>> analysis
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
@@ -304,10 +258,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         pingpong,
         stream,
         bulk,
-<<<<<<< HEAD
-=======
         timer,
->>>>>>> analysis
         targets,
     }
 }

@@ -6,8 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
     Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
-    PeerMode,
-    RunMeta, RunStatus, Sched,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 

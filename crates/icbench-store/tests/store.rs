@@ -3,8 +3,7 @@
 
 use icbench_model::{
     Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
-    Pattern,
-    PeerMode, RunMeta, RunStatus, Sched,
+    Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
