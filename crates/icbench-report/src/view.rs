@@ -177,7 +177,14 @@ fn timer_row(c: &CellResult) -> TimerRow {
         CellOutcome::Measured(d) => CellStats::of(d),
         _ => None,
     };
-    TimerRow { link: c.key.link.clone(), status, reason, latency_ns }
+    // A measured timer cell's factors (its CPU) tell the cells of a run apart.
+    let link = if c.key.factors.is_empty() {
+        c.key.link.clone()
+    } else {
+        let f: Vec<String> = c.key.factors.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!("{} ({})", c.key.link, f.join(", "))
+    };
+    TimerRow { link, status, reason, latency_ns }
 }
 
 fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {

@@ -80,7 +80,10 @@ pub(crate) fn load_view(
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     let store = open_store(&a.db.db)?;
     let (run, view) = load_view(&store, &a.db.db, &a.run)?;
-    if icbench_report::rt::is_rt(&run.cells) {
+    // A measured realtime run prints as rt-tests do; an imported one (e.g.
+    // cyclictest's JSON) keeps the run view with its provenance and
+    // warnings, and `--stats` always shows the full per-cell statistics.
+    if icbench_report::rt::is_rt(&run.cells) && !view.is_imported() && !a.stats {
         let mut out = std::io::stdout().lock();
         crate::cmd::rt::print(&mut out, run.id.0, &run.meta, &run.cells, a.db.json, 1000)?;
         return Ok(ExitCode::SUCCESS);
