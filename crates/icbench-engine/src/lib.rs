@@ -145,6 +145,7 @@ fn measure_cell(
     let result = match pattern {
         Pattern::PingPong => pattern::pingpong(s.host.as_mut(), size, &cfg.budget, wd.progress()),
         Pattern::Stream => pattern::stream(s.host.as_mut(), size, &cfg.budget, wd.progress()),
+        Pattern::Bulk | Pattern::Timer => Err(CellError::Unsupported(pattern.as_str())),
     };
     let fired = wd.finish();
     let err = match result {

@@ -33,6 +33,8 @@ pub enum CellError {
     Corrupt { seq: u64, size: usize, offset: usize },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
+    #[error("the {0} pattern is only imported; icbench does not measure it yet")]
+    Unsupported(&'static str),
 }
 
 /// What a pattern needs from the cell's settings.
@@ -115,6 +117,9 @@ pub fn pingpong(
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
+        channels: None,
+        blocks: None,
+        adaptive: None,
     })
 }
 
@@ -168,5 +173,8 @@ pub fn stream(
         latency: None,
         raw_ns: None,
         window: Some(window),
+        channels: None,
+        blocks: None,
+        adaptive: None,
     })
 }

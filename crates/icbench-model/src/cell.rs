@@ -13,15 +13,25 @@ pub enum Pattern {
     /// A window of messages in flight, the peer returning credits; the
     /// result is throughput over the measured window.
     Stream,
+    /// `blocks` blocks of `size_bytes` sent back to back, then one short
+    /// acknowledgement; a sample is the time of the whole transfer (the seed
+    /// 000/001 benchmarks). Only imported so far.
+    Bulk,
+    /// Timer wake-up latency (cyclictest-style); no message size. Only
+    /// imported so far.
+    Timer,
 }
 
 impl Pattern {
+    /// The patterns `icbench run` measures (and its default).
     pub const ALL: [Pattern; 2] = [Pattern::PingPong, Pattern::Stream];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Pattern::PingPong => "pingpong",
             Pattern::Stream => "stream",
+            Pattern::Bulk => "bulk",
+            Pattern::Timer => "timer",
         }
     }
 }
@@ -33,7 +43,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong or stream")]
+#[error("unknown pattern '{0}': use pingpong, stream, bulk or timer")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -42,6 +52,8 @@ impl std::str::FromStr for Pattern {
         match s {
             "pingpong" => Ok(Pattern::PingPong),
             "stream" => Ok(Pattern::Stream),
+            "bulk" => Ok(Pattern::Bulk),
+            "timer" => Ok(Pattern::Timer),
             other => Err(PatternParseError(other.to_string())),
         }
     }
@@ -74,6 +86,32 @@ pub struct CellData {
     pub raw_ns: Option<Vec<u64>>,
     /// Messages allowed in flight (stream).
     pub window: Option<u32>,
+    /// Channels (endpoints) measured at once, each with its own peer thread
+    /// (imported multi-channel results); `None` means one.
+    pub channels: Option<u32>,
+    /// Bulk pattern: blocks of `size_bytes` per transfer (`bytes` is then
+    /// `messages × blocks × size_bytes`).
+    pub blocks: Option<u64>,
+    /// How adaptive repetitions (`icbench run --ci`) ended, when asked for.
+    pub adaptive: Option<Adaptive>,
+}
+
+/// The outcome of adaptive repetitions: the engine kept adding measured
+/// phases to a ping-pong cell until the 95 % confidence interval of the
+/// median was narrow enough, or the cell's time budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Adaptive {
+    /// Required half-width of the median's 95 % CI, relative to the median
+    /// (0.02 for `--ci 2%`).
+    pub target_rel: f64,
+    /// The half-width reached, relative to the median; NaN if no interval
+    /// could be computed (fewer than 6 samples).
+    pub achieved_rel: f64,
+    /// Measured phases run (1 = the first phase was already enough).
+    pub phases: u32,
+    /// `true` if `achieved_rel <= target_rel`; `false` if the time budget
+    /// ended first.
+    pub reached: bool,
 }
 
 impl CellData {

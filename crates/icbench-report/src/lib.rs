@@ -7,7 +7,9 @@
 
 pub mod format;
 pub mod json;
+pub mod stats;
 pub mod table;
 pub mod view;
 
-pub use view::{PingPongRow, RunView, StreamRow, Target, build};
+pub use stats::CellStats;
+pub use view::{BulkRow, PingPongRow, RunView, StreamRow, Target, TimerRow, build};

@@ -7,7 +7,8 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::format;
-use crate::view::{PingPongRow, RunView, StreamRow};
+use crate::stats::CellStats;
+use crate::view::{BulkRow, PingPongRow, RunView, StreamRow, TimerRow};
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -33,34 +34,241 @@ fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> Stri
     }
 }
 
+/// A link's label in tables: the spec, with the channel count when several.
+pub fn link_label(link: &str, channels: Option<u32>) -> String {
+    match channels {
+        Some(n) if n > 1 => format!("{link} ×{n} ch"),
+        _ => link.to_string(),
+    }
+}
+
+/// The median's 95 % CI as `±x %` of the median, or why there is none.
+fn median_ci_short(s: &CellStats) -> String {
+    match s.median_ci95_rel() {
+        Some(r) => format!("±{} %", format::sig3(r * 100.0)),
+        None if s.summary.count == 1 => "n = 1".to_string(),
+        None => format!("n = {}", s.summary.count),
+    }
+}
+
+fn adaptive_short(r: &PingPongRow) -> String {
+    match r.adaptive {
+        None => "–".to_string(),
+        Some(a) if a.reached => format!(
+            "reached ±{} % in {} phase{}",
+            format::sig3(a.achieved_rel * 100.0),
+            a.phases,
+            if a.phases == 1 { "" } else { "s" }
+        ),
+        Some(a) => format!(
+            "time budget ended at {} after {} phases (target ±{} %)",
+            if a.achieved_rel.is_finite() {
+                format!("±{} %", format::sig3(a.achieved_rel * 100.0))
+            } else {
+                "no interval".to_string()
+            },
+            a.phases,
+            format::sig3(a.target_rel * 100.0)
+        ),
+    }
+}
+
 fn pingpong_table(rows: &[PingPongRow]) -> Table {
-    let mut t = table(&[
+    let adaptive = rows.iter().any(|r| r.adaptive.is_some());
+    let mut header = vec![
         "link",
         "size",
         "p50 RTT",
+        "p50 95% CI",
         "p99 RTT",
         "max RTT",
         "round trips/s",
         "payload B/s",
         "p50 ÷ floor",
-    ]);
+    ];
+    if adaptive {
+        header.push("--ci");
+    }
+    let mut t = table(&header);
     for r in rows {
-        let mut line = vec![r.link.clone(), format::bytes(r.size_bytes)];
-        match &r.rtt_ns {
-            Some(s) if r.status == "ok" => line.extend([
-                format::ns(s.p50),
-                format::ns(s.p99),
-                format::ns(s.max),
+        let mut line = vec![link_label(&r.link, r.channels), format::bytes(r.size_bytes)];
+        if r.status == "ok" {
+            match &r.rtt_ns {
+                Some(s) => line.extend([
+                    format::ns(s.summary.p50),
+                    median_ci_short(s),
+                    format::ns(s.summary.p99),
+                    format::ns(s.summary.max),
+                ]),
+                None => line.extend(["–", "–", "–", "–"].map(String::from)),
+            }
+            line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "/s"),
                 format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
                 r.p50_over_floor.map_or("–".into(), format::ratio),
-            ]),
-            _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
+            ]);
+            if adaptive {
+                line.push(adaptive_short(r));
+            }
+        } else {
+            line.push(not_measured(r.status, &r.reason, r.max_bytes));
         }
         t.add_row(line);
     }
     right_align(&mut t, 1);
     t
+}
+
+fn bulk_table(rows: &[BulkRow]) -> Table {
+    let mut t = table(&["link", "block", "blocks", "bytes", "n", "p50 time", "max time", "B/s"]);
+    for r in rows {
+        let mut line = vec![
+            r.link.clone(),
+            format::bytes(r.size_bytes),
+            r.blocks.to_string(),
+            format::bytes(r.total_bytes),
+        ];
+        match (&r.transfer_ns, r.status) {
+            (Some(s), "ok") => line.extend([
+                s.summary.count.to_string(),
+                format::ns(s.summary.p50),
+                format::ns(s.summary.max),
+                format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
+            ]),
+            _ => line.push(not_measured(r.status, &r.reason, None)),
+        }
+        t.add_row(line);
+    }
+    right_align(&mut t, 1);
+    t
+}
+
+fn timer_table(rows: &[TimerRow]) -> Table {
+    let mut t = table(&["timer", "n", "min", "mean", "p50", "p99", "p99.9", "max"]);
+    for r in rows {
+        let mut line = vec![r.link.clone()];
+        match (&r.latency_ns, r.status) {
+            (Some(s), "ok") => {
+                let m = &s.summary;
+                line.push(m.count.to_string());
+                line.extend([m.min, m.mean, m.p50, m.p99, m.p99_9, m.max].map(format::ns));
+            }
+            _ => line.push(not_measured(r.status, &r.reason, None)),
+        }
+        t.add_row(line);
+    }
+    right_align(&mut t, 1);
+    t
+}
+
+fn ci_text(lo: Option<f64>, hi: Option<f64>) -> String {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => format!("{} … {}", format::ns(lo), format::ns(hi)),
+        _ => "–".to_string(),
+    }
+}
+
+/// Every latency cell with its full statistics (`icbench show --stats`).
+pub fn stats_table(view: &RunView) -> Table {
+    let mut t = table(&[
+        "pattern",
+        "link",
+        "size",
+        "from",
+        "count",
+        "min",
+        "mean",
+        "stddev",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "mean 95% CI",
+        "median 95% CI",
+        "outliers mild/severe",
+    ]);
+    let mut rows: Vec<(&str, String, String, &CellStats)> = Vec::new();
+    for r in &view.pingpong {
+        if let Some(s) = &r.rtt_ns {
+            rows.push((
+                "pingpong",
+                link_label(&r.link, r.channels),
+                format::bytes(r.size_bytes),
+                s,
+            ));
+        }
+    }
+    for r in &view.bulk {
+        if let Some(s) = &r.transfer_ns {
+            let size = format!("{}×{}", format::bytes(r.size_bytes), r.blocks);
+            rows.push(("bulk", r.link.clone(), size, s));
+        }
+    }
+    for r in &view.timer {
+        if let Some(s) = &r.latency_ns {
+            rows.push(("timer", r.link.clone(), "–".to_string(), s));
+        }
+    }
+    for (pattern, link, size, s) in rows {
+        let m = &s.summary;
+        let mut line = vec![pattern.to_string(), link, size, s.from.to_string()];
+        line.push(m.count.to_string());
+        line.extend([m.min, m.mean, m.stddev, m.p50, m.p90, m.p99, m.p99_9, m.max].map(format::ns));
+        line.push(ci_text(s.mean_ci95_lo, s.mean_ci95_hi));
+        line.push(ci_text(s.median_ci95_lo, s.median_ci95_hi));
+        line.push(match &s.outliers {
+            Some(o) => format!("{}/{}", o.mild(), o.severe()),
+            None => "–".to_string(),
+        });
+        t.add_row(line);
+    }
+    right_align(&mut t, 4);
+    t
+}
+
+/// `icbench show --stats`: the header, then the statistics table and how
+/// each figure was computed.
+pub fn run_stats(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    header(view, out)?;
+    writeln!(
+        out,
+        "
+statistics per cell (ns; outliers are flagged, never removed)"
+    )?;
+    writeln!(out, "{}", stats_table(view))?;
+    writeln!(
+        out,
+        "mean CI: {}; median CI: {}; outliers: {}; percentiles: type 7 (linear interpolation)",
+        crate::stats::MEAN_CI_METHOD,
+        crate::stats::MEDIAN_CI_METHOD,
+        crate::stats::OUTLIER_METHOD
+    )?;
+    let mut notes: Vec<&str> = Vec::new();
+    let all = view
+        .pingpong
+        .iter()
+        .filter_map(|r| r.rtt_ns.as_ref())
+        .chain(view.bulk.iter().filter_map(|r| r.transfer_ns.as_ref()))
+        .chain(view.timer.iter().filter_map(|r| r.latency_ns.as_ref()));
+    for s in all {
+        if let Some(n) = &s.note
+            && !notes.contains(&n.as_str())
+        {
+            notes.push(n);
+        }
+    }
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    warnings(view, out)
+}
+
+fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    for w in &view.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
 }
 
 fn stream_table(rows: &[StreamRow]) -> Table {
@@ -86,6 +294,20 @@ fn stream_table(rows: &[StreamRow]) -> Table {
 /// The lines above the tables: which run, where, with what clock and floor.
 pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     let m = &view.meta;
+    if view.is_imported() {
+        writeln!(
+            out,
+            "run {} · {} · NOT measured by icbench: another tool's results · from {}",
+            view.run_id,
+            view.source,
+            view.provenance.as_deref().unwrap_or("unknown")
+        )?;
+        writeln!(out, "machine as recorded: {} · {}", m.hostname, m.cpu_model)?;
+        for n in &m.notes {
+            writeln!(out, "note: {n}")?;
+        }
+        return Ok(());
+    }
     writeln!(
         out,
         "run {} · {} · {} · started {} · {}",
@@ -144,6 +366,14 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\nstream: messages in flight up to the window, peer returns credits")?;
         writeln!(out, "{}", stream_table(&view.stream))?;
     }
+    if !view.bulk.is_empty() {
+        writeln!(out, "\nbulk: block × blocks sent, then one acknowledgement; time per transfer")?;
+        writeln!(out, "{}", bulk_table(&view.bulk))?;
+    }
+    if !view.timer.is_empty() {
+        writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
+        writeln!(out, "{}", timer_table(&view.timer))?;
+    }
     if !view.targets.is_empty() {
         writeln!(out, "\ntargets (ratios against this run's floor)")?;
         let mut t = table(&["target", "ratio", "required", "met"]);
@@ -158,7 +388,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         right_align(&mut t, 1);
         writeln!(out, "{t}")?;
     }
-    Ok(())
+    warnings(view, out)
 }
 
 /// One line per stored run, for `icbench runs`.

@@ -1,19 +1,30 @@
 //! The view model of a run: one row per cell, with the figures every output
-//! shows, and the foundation issue's targets as ratios against the floor
-//! measured in the same run.
+//! shows (full statistics per cell, see [`CellStats`]), and the foundation
+//! issue's targets as ratios against the floor measured in the same run.
 
-use icbench_model::{CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
-use icbench_stats::Summary;
+use icbench_model::{Adaptive, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
 use serde::Serialize;
+
+use crate::stats::CellStats;
 
 /// Everything shown about a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunView {
     pub schema_version: u32,
     pub run_id: i64,
+    /// `measured`, or `imported:<format>` for another tool's results.
+    pub source: String,
+    /// Where an imported run came from (file, checksum); `None` if measured.
+    pub provenance: Option<String>,
+    /// Sanity warnings stored with the run (mainly by importers).
+    pub warnings: Vec<String>,
     pub meta: RunMeta,
     pub pingpong: Vec<PingPongRow>,
     pub stream: Vec<StreamRow>,
+    /// Bulk transfers (block × blocks, then one ack): imported seed logs.
+    pub bulk: Vec<BulkRow>,
+    /// Timer wake-up latency (imported cyclictest results).
+    pub timer: Vec<TimerRow>,
     pub targets: Vec<Target>,
 }
 
@@ -22,19 +33,52 @@ pub struct RunView {
 pub struct PingPongRow {
     pub link: String,
     pub size_bytes: u64,
+    /// Channels measured at once (`None` = one).
+    pub channels: Option<u32>,
     /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
     /// For `n/a`: the link's largest message, bytes.
     pub max_bytes: Option<u64>,
-    /// Round-trip statistics, ns (absent unless `ok`).
-    pub rtt_ns: Option<Summary>,
-    /// Round trips per second (1 / mean round trip).
+    /// Round-trip statistics, ns (absent unless `ok` and per-message
+    /// times exist: a goodput-only import has none).
+    pub rtt_ns: Option<CellStats>,
+    /// Round trips per second over the measured window.
     pub msgs_per_s: Option<f64>,
     /// Payload bytes per second, one direction.
     pub bytes_per_s: Option<f64>,
     /// p50 round trip ÷ the cache-line round trip of the same run.
     pub p50_over_floor: Option<f64>,
+    /// How adaptive repetitions (`--ci`) ended, when asked for.
+    pub adaptive: Option<Adaptive>,
+}
+
+/// A bulk cell: `blocks` blocks of `size_bytes`, one sample per transfer.
+#[derive(Debug, Clone, Serialize)]
+pub struct BulkRow {
+    pub link: String,
+    /// Block size, bytes.
+    pub size_bytes: u64,
+    pub blocks: u64,
+    /// `size_bytes × blocks`: the bytes of one transfer.
+    pub total_bytes: u64,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    /// Time of one whole transfer, ns.
+    pub transfer_ns: Option<CellStats>,
+    /// Payload bytes per second over the measured time.
+    pub bytes_per_s: Option<f64>,
+}
+
+/// A timer (wake-up latency) cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimerRow {
+    /// What was measured (e.g. `cyclictest thread 0 (CPU 2)`).
+    pub link: String,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    /// Wake-up latency, ns.
+    pub latency_ns: Option<CellStats>,
 }
 
 /// A stream cell.
@@ -76,6 +120,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
     let mut row = PingPongRow {
         link: c.key.link.clone(),
         size_bytes: c.key.size_bytes,
+        channels: None,
         status,
         reason,
         max_bytes,
@@ -83,17 +128,52 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         msgs_per_s: None,
         bytes_per_s: None,
         p50_over_floor: None,
+        adaptive: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
-        row.rtt_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.rtt_ns = CellStats::of(d);
+        row.channels = d.channels;
+        row.adaptive = d.adaptive;
         row.msgs_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
         row.p50_over_floor = match (&row.rtt_ns, &meta.floor) {
-            (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => Some(s.p50 / f.cacheline_rtt_ns),
+            (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => {
+                Some(s.summary.p50 / f.cacheline_rtt_ns)
+            }
             _ => None,
         };
     }
     row
+}
+
+fn bulk_row(c: &CellResult) -> BulkRow {
+    let (status, reason, _) = common(c);
+    let mut row = BulkRow {
+        link: c.key.link.clone(),
+        size_bytes: c.key.size_bytes,
+        blocks: 1,
+        total_bytes: c.key.size_bytes,
+        status,
+        reason,
+        transfer_ns: None,
+        bytes_per_s: None,
+    };
+    if let CellOutcome::Measured(d) = &c.outcome {
+        row.blocks = d.blocks.unwrap_or(1);
+        row.total_bytes = c.key.size_bytes * row.blocks;
+        row.transfer_ns = CellStats::of(d);
+        row.bytes_per_s = Some(d.bytes_per_s());
+    }
+    row
+}
+
+fn timer_row(c: &CellResult) -> TimerRow {
+    let (status, reason, _) = common(c);
+    let latency_ns = match &c.outcome {
+        CellOutcome::Measured(d) => CellStats::of(d),
+        _ => None,
+    };
+    TimerRow { link: c.key.link.clone(), status, reason, latency_ns }
 }
 
 fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
@@ -135,14 +215,41 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .filter(|c| c.key.pattern == Pattern::Stream)
         .map(|c| stream_row(c, meta))
         .collect();
+    let bulk = cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
+    let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
         run_id,
+        source: "measured".to_string(),
+        provenance: None,
+        warnings: Vec::new(),
         meta: meta.clone(),
         pingpong,
         stream,
+        bulk,
+        timer,
         targets,
+    }
+}
+
+impl RunView {
+    /// Records where the run came from and its stored warnings.
+    pub fn with_source(
+        mut self,
+        source: impl Into<String>,
+        provenance: Option<String>,
+        warnings: Vec<String>,
+    ) -> RunView {
+        self.source = source.into();
+        self.provenance = provenance;
+        self.warnings = warnings;
+        self
+    }
+
+    /// Whether the run is another tool's results rather than a measurement.
+    pub fn is_imported(&self) -> bool {
+        self.source != "measured"
     }
 }
 
@@ -157,7 +264,7 @@ fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
             (r.link == link || (link == "shm" && is_shm_spin(&r.link))) && r.size_bytes == size
         })
         .and_then(|r| r.rtt_ns.as_ref())
-        .map(|s| s.p50)
+        .map(|s| s.summary.p50)
 }
 
 /// The foundation issue's targets, for whichever of them this run measured.

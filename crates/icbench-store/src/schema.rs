@@ -15,7 +15,8 @@ use crate::error::StoreError;
 
 /// The migrations, in order: entry `i` takes the schema from version `i` to
 /// `i + 1`. Append only; never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_initial.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("migrations/0001_initial.sql"), include_str!("migrations/0002_cell_shape.sql")];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, PeerMode, RunMeta,
-    RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, PeerMode,
+    RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -253,8 +253,11 @@ impl Store {
         let mut measured = None;
         let mut histogram = None;
         let mut raw = None;
+        let mut shape: (Option<u32>, Option<i64>, Option<Adaptive>) = (None, None, None);
         match &cell.outcome {
             CellOutcome::Measured(d) => {
+                let blocks = d.blocks.map(|b| to_i64(path, "cell blocks", b)).transpose()?;
+                shape = (d.channels, blocks, d.adaptive);
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
                     to_i64(path, "cell bytes", d.bytes)?,
@@ -299,8 +302,10 @@ impl Store {
         tx.execute(
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window,
+                channels, blocks, ci_target_rel, ci_achieved_rel, ci_phases, ci_reached
+             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                       ?15, ?16, ?17, ?18, ?19, ?20)",
             params![
                 run.0,
                 seq,
@@ -316,6 +321,12 @@ impl Store {
                 elapsed_ns,
                 warmup_messages,
                 window,
+                shape.0,
+                shape.1,
+                shape.2.map(|a| a.target_rel),
+                shape.2.map(|a| a.achieved_rel),
+                shape.2.map(|a| a.phases),
+                shape.2.map(|a| a.reached),
             ],
         )
         .map_err(sql(path, OP))?;
@@ -459,7 +470,9 @@ impl Store {
             .prepare(
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
-                        h.blob, h.clamped, s.count, s.blob
+                        h.blob, h.clamped, s.count, s.blob,
+                        c.channels, c.blocks, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
+                        c.ci_reached
                  FROM cells c
                  LEFT JOIN cell_histograms h ON h.cell_id = c.id AND h.metric = ?2
                  LEFT JOIN cell_raw_samples s ON s.cell_id = c.id
@@ -486,6 +499,12 @@ impl Store {
                     hist_clamped: r.get(13)?,
                     raw_count: r.get(14)?,
                     raw_blob: r.get(15)?,
+                    channels: r.get(16)?,
+                    blocks: r.get(17)?,
+                    ci_target_rel: r.get(18)?,
+                    ci_achieved_rel: r.get(19)?,
+                    ci_phases: r.get(20)?,
+                    ci_reached: r.get(21)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -656,6 +675,12 @@ struct CellRow {
     hist_clamped: Option<u64>,
     raw_count: Option<u64>,
     raw_blob: Option<Vec<u8>>,
+    channels: Option<u32>,
+    blocks: Option<u64>,
+    ci_target_rel: Option<f64>,
+    ci_achieved_rel: Option<f64>,
+    ci_phases: Option<u32>,
+    ci_reached: Option<bool>,
 }
 
 impl CellRow {
@@ -689,6 +714,17 @@ impl CellRow {
                     latency,
                     raw_ns,
                     window: self.window,
+                    channels: self.channels,
+                    blocks: self.blocks,
+                    adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
+                        (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
+                            target_rel,
+                            achieved_rel: nan_from_null(self.ci_achieved_rel),
+                            phases,
+                            reached,
+                        }),
+                        _ => None,
+                    },
                 })
             }
             "failed" => CellOutcome::Failed { reason: self.reason.unwrap_or_default() },

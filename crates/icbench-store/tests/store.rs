@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, Pattern, PeerMode,
-    RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, Pattern,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -82,6 +82,38 @@ fn measured_pingpong() -> CellResult {
             latency: Some(hist_of(&raw)),
             raw_ns: Some(raw),
             window: None,
+            channels: None,
+            blocks: None,
+            adaptive: Some(Adaptive {
+                target_rel: 0.02,
+                achieved_rel: 0.0125,
+                phases: 3,
+                reached: true,
+            }),
+        }),
+    }
+}
+
+/// An imported bulk cell: one sample, a channel count and blocks.
+fn imported_bulk() -> CellResult {
+    CellResult {
+        key: key("tty:/dev/ttyRPMSG0", Pattern::Bulk, 512),
+        outcome: CellOutcome::Measured(CellData {
+            messages: 1,
+            bytes: 4096,
+            elapsed_ns: 56_251_848,
+            warmup_messages: 0,
+            latency: Some(hist_of(&[56_251_848])),
+            raw_ns: Some(vec![56_251_848]),
+            window: None,
+            channels: Some(8),
+            blocks: Some(8),
+            adaptive: Some(Adaptive {
+                target_rel: 0.01,
+                achieved_rel: f64::NAN,
+                phases: 9,
+                reached: false,
+            }),
         }),
     }
 }
@@ -97,6 +129,9 @@ fn measured_stream() -> CellResult {
             latency: None,
             raw_ns: None,
             window: Some(16),
+            channels: None,
+            blocks: None,
+            adaptive: None,
         }),
     }
 }
@@ -113,6 +148,9 @@ fn measured_empty() -> CellResult {
             latency: Some(LatencyHistogram::new()),
             raw_ns: Some(Vec::new()),
             window: Some(0),
+            channels: None,
+            blocks: None,
+            adaptive: None,
         }),
     }
 }
@@ -134,7 +172,14 @@ fn not_applicable() -> CellResult {
 }
 
 fn all_cells() -> Vec<CellResult> {
-    vec![measured_pingpong(), measured_stream(), measured_empty(), failed(), not_applicable()]
+    vec![
+        measured_pingpong(),
+        measured_stream(),
+        measured_empty(),
+        failed(),
+        not_applicable(),
+        imported_bulk(),
+    ]
 }
 
 const QUANTILES: [f64; 9] = [0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
@@ -159,6 +204,24 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.warmup_messages, w.warmup_messages, "{ctx}: warmup_messages");
             assert_eq!(g.window, w.window, "{ctx}: window");
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
+            assert_eq!(g.channels, w.channels, "{ctx}: channels");
+            assert_eq!(g.blocks, w.blocks, "{ctx}: blocks");
+            match (g.adaptive, w.adaptive) {
+                (Some(ga), Some(wa)) => {
+                    assert_eq!(
+                        (ga.target_rel, ga.phases, ga.reached),
+                        (wa.target_rel, wa.phases, wa.reached),
+                        "{ctx}: adaptive"
+                    );
+                    assert!(
+                        ga.achieved_rel == wa.achieved_rel
+                            || (ga.achieved_rel.is_nan() && wa.achieved_rel.is_nan()),
+                        "{ctx}: achieved_rel"
+                    );
+                }
+                (None, None) => {}
+                (g, w) => panic!("{ctx}: adaptive {g:?} vs {w:?}"),
+            }
             match (&g.latency, &w.latency) {
                 (Some(gh), Some(wh)) => assert_hist_eq(gh, wh, &ctx),
                 (None, None) => {}
@@ -313,6 +376,9 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     latency: Some(original.clone()),
                     raw_ns: None,
                     window: None,
+                    channels: None,
+                    blocks: None,
+                    adaptive: None,
                 }),
             },
         )
@@ -501,7 +567,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(3, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(4, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);

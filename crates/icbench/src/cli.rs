@@ -55,6 +55,10 @@ pub struct ShowArgs {
     /// Run number, or `latest`.
     #[arg(default_value = "latest")]
     pub run: String,
+    /// Print every statistic of every cell (count, min, mean, stddev, p50,
+    /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
+    #[arg(long)]
+    pub stats: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
