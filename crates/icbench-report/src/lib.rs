@@ -5,8 +5,10 @@
 //! [`table`] draws them for a terminal; [`json`] writes them for scripts.
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
+pub mod compare;
 pub mod format;
 pub mod json;
+pub mod model;
 pub mod stats;
 pub mod table;
 pub mod view;

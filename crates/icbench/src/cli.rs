@@ -31,6 +31,10 @@ pub enum Command {
     Runs(DbArgs),
     /// Print a stored run again, from the database alone.
     Show(ShowArgs),
+    /// Fit t(n) = a + b·n per link and pattern: fixed cost, bandwidth, n½.
+    Model(ModelArgs),
+    /// Compare runs (or links of one run): medians, ratio with CI, significance.
+    Compare(CompareArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
@@ -59,6 +63,37 @@ pub struct ShowArgs {
     /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
     #[arg(long)]
     pub stats: bool,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    /// Only this link (as stored, e.g. `shm?wait=futex`); repeat for several.
+    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    pub links: Vec<String>,
+    /// Only this pattern: pingpong, stream or bulk.
+    #[arg(long, short = 'p', value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Also predict the time at this size (e.g. 8K).
+    #[arg(long, value_name = "SIZE")]
+    pub predict: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Runs to compare (numbers or `latest`); the first is the baseline.
+    /// With one run, give two or more --link to compare links within it.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// With one run: a link to compare; the first is the baseline.
+    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    pub links: Vec<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod analyse;
 mod floor;
 mod links;
 mod peer;
@@ -19,6 +20,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Runs(a) => show::runs(&a),
         Command::Show(a) => show::show(&a),
+        Command::Model(a) => analyse::model(&a),
+        Command::Compare(a) => analyse::compare(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(),
         Command::Peer(a) => peer::peer(&a),
