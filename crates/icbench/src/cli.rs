@@ -35,6 +35,8 @@ pub enum Command {
     Model(ModelArgs),
     /// Compare runs (or links of one run): medians, ratio with CI, significance.
     Compare(CompareArgs),
+    /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
+    Export(ExportArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
@@ -83,6 +85,31 @@ pub struct ModelArgs {
     pub predict: Option<String>,
     #[command(flatten)]
     pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One line per cell with every statistic.
+    Csv,
+    /// The run's view, as `show --json` prints it.
+    Json,
+    /// Each latency histogram as HdrHistogram's percentile distribution (µs).
+    Hgrm,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    #[arg(long, short = 'f', value_enum)]
+    pub format: ExportFormat,
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Results database (SQLite).
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
 }
 
 #[derive(Debug, Args)]

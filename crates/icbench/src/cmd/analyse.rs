@@ -4,20 +4,21 @@
 
 use std::process::ExitCode;
 
+use std::io::Write;
+
 use anyhow::Result;
 use icbench_model::CellResult;
 use icbench_report::compare::{Input, Side};
 use icbench_report::model::ModelFilter;
 use icbench_store::StoredRun;
 
-use crate::cli::{CompareArgs, ModelArgs};
+use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs};
 use crate::cmd::show::{load_view, open_store};
 use crate::error::bad;
 
 fn json_out(v: &impl serde::Serialize) -> Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, v)?;
-    use std::io::Write;
     writeln!(out)?;
     Ok(())
 }
@@ -118,5 +119,33 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     } else {
         icbench_report::table::compare(&cv, &mut std::io::stdout().lock())?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Standard output, or a file created for the purpose.
+pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::Write>> {
+    Ok(match path {
+        None => Box::new(std::io::stdout().lock()),
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
+            bad(format!("-o {}: cannot create the file: {e}", p.display()))
+        })?)),
+    })
+}
+
+pub fn export(a: &ExportArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db)?;
+    let (run, view) = load_view(&store, &a.db, &a.run)?;
+    let mut out = output(a.output.as_deref())?;
+    match a.format {
+        ExportFormat::Csv => icbench_report::export::csv(&view, &mut out)?,
+        ExportFormat::Json => icbench_report::json::run(&view, &mut out)?,
+        ExportFormat::Hgrm => {
+            let n = icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?;
+            if n == 0 {
+                eprintln!("icbench: run {} has no latency histograms to export", run.id);
+            }
+        }
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -22,6 +22,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Show(a) => show::show(&a),
         Command::Model(a) => analyse::model(&a),
         Command::Compare(a) => analyse::compare(&a),
+        Command::Export(a) => analyse::export(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(),
         Command::Peer(a) => peer::peer(&a),
