@@ -139,7 +139,18 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
         )?;
     }
     for r in &view.timer {
-        row(&r.link, "timer", 0, None, None, r.status, &r.reason, r.latency_ns.as_ref(), None, None)?;
+        row(
+            &r.link,
+            "timer",
+            0,
+            None,
+            None,
+            r.status,
+            &r.reason,
+            r.latency_ns.as_ref(),
+            None,
+            None,
+        )?;
     }
     w.flush()?;
     Ok(())
@@ -155,7 +166,11 @@ const SCALE_NS_PER_US: f64 = 1000.0;
 pub fn hgrm_one(h: &LatencyHistogram, out: &mut dyn Write) -> std::io::Result<()> {
     let inner = h.inner();
     let prec = usize::from(inner.sigfig());
-    writeln!(out, "{:>12} {:>14} {:>10} {:>14}\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)")?;
+    writeln!(
+        out,
+        "{:>12} {:>14} {:>10} {:>14}\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    )?;
     let mut total = 0u64;
     for it in inner.iter_quantiles(5) {
         total += it.count_since_last_iteration();
@@ -176,7 +191,12 @@ pub fn hgrm_one(h: &LatencyHistogram, out: &mut dyn Write) -> std::io::Result<()
 }
 
 /// Every latency histogram of a run, one section per cell.
-pub fn hgrm(run_id: i64, source: &str, cells: &[CellResult], out: &mut dyn Write) -> std::io::Result<usize> {
+pub fn hgrm(
+    run_id: i64,
+    source: &str,
+    cells: &[CellResult],
+    out: &mut dyn Write,
+) -> std::io::Result<usize> {
     let mut n = 0;
     for c in cells {
         let CellOutcome::Measured(d) = &c.outcome else { continue };
@@ -212,11 +232,19 @@ mod tests {
         assert_eq!(lines[0], "       Value     Percentile TotalCount 1/(1-Percentile)");
         assert_eq!(lines[1], "");
         // First line: the smallest value at quantile 0.
-        assert!(lines[2].starts_with("       1.000 0.000000000000          1           1.00"), "{}", lines[2]);
+        assert!(
+            lines[2].starts_with("       1.000 0.000000000000          1           1.00"),
+            "{}",
+            lines[2]
+        );
         // The last data line is quantile 1 with every value counted and no 1/(1-p).
         let last = lines[lines.len() - 4];
         assert!(last.contains(" 1.000000000000       1000"), "{last}");
-        assert!(lines[lines.len() - 3].starts_with("#[Mean    =      500.5"), "{}", lines[lines.len() - 3]);
+        assert!(
+            lines[lines.len() - 3].starts_with("#[Mean    =      500.5"),
+            "{}",
+            lines[lines.len() - 3]
+        );
         assert!(lines[lines.len() - 2].contains("Total count    =         1000]"));
         assert!(lines[lines.len() - 1].contains("SubBuckets     =         2048]"));
     }

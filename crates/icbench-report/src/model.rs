@@ -37,6 +37,11 @@ pub struct SeriesModel {
     pub bandwidth_bytes_per_s: Option<f64>,
     /// `a/b`, bytes (None when b ≤ 0).
     pub n_half_bytes: Option<f64>,
+    /// Largest `|a + b·x − y| / y` over the single points (unlike the fit's
+    /// `max_rel_error`, which compares with the mean of the points at each
+    /// x): it shows when points at the same x disagree, e.g. bulk transfers
+    /// of the same total bytes in different block sizes.
+    pub max_point_rel_error: Option<f64>,
     /// `good`, `poor` or `curved`.
     pub quality: Option<&'static str>,
     /// The verdict in words.
@@ -150,6 +155,7 @@ fn fit_series(
         fixed_cost_ns: None,
         bandwidth_bytes_per_s: None,
         n_half_bytes: None,
+        max_point_rel_error: None,
         quality: None,
         verdict: String::new(),
         prediction: None,
@@ -165,7 +171,18 @@ fn fit_series(
                 m.bandwidth_bytes_per_s = Some(1e9 / f.b);
                 m.n_half_bytes = Some(f.n_half());
             }
-            let (q, verdict) = verdict(&f);
+            let point_err =
+                m.points.iter().map(|&(x, y)| ((f.predict(x) - y) / y).abs()).fold(0.0, f64::max);
+            m.max_point_rel_error = Some(point_err);
+            let (mut q, mut verdict) = verdict(&f);
+            if q == "good" && point_err > icbench_stats::MAX_REL_ERROR_LIMIT {
+                q = "poor";
+                verdict = format!(
+                    "POOR FIT for single points: the line matches the mean at each size, but                      misses a single point by {:.1} % — points of the same size disagree (for                      bulk: the block size matters, not only the total bytes). R² = {:.4}.",
+                    point_err * 100.0,
+                    f.r_squared
+                );
+            }
             m.quality = Some(q);
             m.verdict = verdict;
             if let Some(size) = predict {

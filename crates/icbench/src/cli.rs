@@ -37,6 +37,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
     Export(ExportArgs),
+    /// Store another tool's results as a run (seed logs, xmit-p, TI, cyclictest, CSV).
+    Import(ImportArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
@@ -110,6 +112,24 @@ pub struct ExportArgs {
     /// Results database (SQLite).
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The file to import.
+    pub file: PathBuf,
+    /// Its format: seed-tty, seed-netlink, seed-table, xmit-p, ti-histogram,
+    /// cyclictest-json, cyclictest-hist or csv.
+    #[arg(long, short = 'f', value_name = "FORMAT")]
+    pub format: String,
+    /// File the cells under this link name (each format has a default).
+    #[arg(long, short = 'L', value_name = "NAME")]
+    pub link: Option<String>,
+    /// Message size the file does not record (xmit-p's -s, TI's -m), e.g. 496.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]

@@ -126,9 +126,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
 pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::Write>> {
     Ok(match path {
         None => Box::new(std::io::stdout().lock()),
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
-            bad(format!("-o {}: cannot create the file: {e}", p.display()))
-        })?)),
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| bad(format!("-o {}: cannot create the file: {e}", p.display())))?,
+        )),
     })
 }
 

@@ -2,6 +2,7 @@
 
 mod analyse;
 mod floor;
+mod import;
 mod links;
 mod peer;
 mod run;
@@ -23,6 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Model(a) => analyse::model(&a),
         Command::Compare(a) => analyse::compare(&a),
         Command::Export(a) => analyse::export(&a),
+        Command::Import(a) => import::import(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(),
         Command::Peer(a) => peer::peer(&a),
