@@ -8,9 +8,11 @@
 pub mod compare;
 pub mod export;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod model;
 pub mod stats;
+pub mod svg;
 pub mod table;
 pub mod view;
 

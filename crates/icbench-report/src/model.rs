@@ -178,7 +178,9 @@ fn fit_series(
             if q == "good" && point_err > icbench_stats::MAX_REL_ERROR_LIMIT {
                 q = "poor";
                 verdict = format!(
-                    "POOR FIT for single points: the line matches the mean at each size, but                      misses a single point by {:.1} % — points of the same size disagree (for                      bulk: the block size matters, not only the total bytes). R² = {:.4}.",
+                    "POOR FIT for single points: the line matches the mean at each size, but \
+                     misses a single point by {:.1} % — points of the same size disagree (for \
+                     bulk: the block size matters, not only the total bytes). R² = {:.4}.",
                     point_err * 100.0,
                     f.r_squared
                 );

@@ -469,7 +469,8 @@ pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Re
         writeln!(out, "{t}")?;
         writeln!(
             out,
-            "  R² = {:.4} · largest relative error {:.1} % (at per-size means; {:.1} % at single              points) · residual stddev {}",
+            "  R² = {:.4} · largest relative error {:.1} % (at per-size means; {:.1} % at single \
+             points) · residual stddev {}",
             f.r_squared,
             f.max_rel_error * 100.0,
             m.max_point_rel_error.unwrap_or(f64::NAN) * 100.0,

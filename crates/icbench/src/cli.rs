@@ -39,6 +39,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Store another tool's results as a run (seed logs, xmit-p, TI, cyclictest, CSV).
     Import(ImportArgs),
+    /// Write a self-contained HTML report (SVG figures, no network) of runs.
+    Report(ReportArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
     /// List the link kinds and the spec to use for each.
@@ -130,6 +132,23 @@ pub struct ImportArgs {
     pub size: Option<String>,
     #[command(flatten)]
     pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Runs to report (numbers or `latest`); with several, a comparison
+    /// section compares each with the first.
+    #[arg(default_value = "latest", value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The HTML file to write.
+    #[arg(long, short = 'o', default_value = "report.html", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write each figure as its own SVG file into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+    /// Results database (SQLite).
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -12,7 +12,7 @@ use icbench_report::compare::{Input, Side};
 use icbench_report::model::ModelFilter;
 use icbench_store::StoredRun;
 
-use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs};
+use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs, ReportArgs};
 use crate::cmd::show::{load_view, open_store};
 use crate::error::bad;
 
@@ -148,5 +148,46 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn report(a: &ReportArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db)?;
+    let mut loaded = Vec::new();
+    for r in &a.runs {
+        loaded.push(load_view(&store, &a.db, r)?);
+    }
+    let runs: Vec<icbench_report::html::ReportRun<'_>> = loaded
+        .iter()
+        .map(|(run, view)| icbench_report::html::ReportRun {
+            view: view.clone(),
+            cells: &run.cells,
+        })
+        .collect();
+    let compare = (runs.len() > 1).then(|| {
+        icbench_report::compare::build(&icbench_report::html::compare_inputs(&runs), false)
+    });
+    let rep = icbench_report::html::build(&runs, compare.as_ref());
+    std::fs::write(&a.output, &rep.html)
+        .map_err(|e| bad(format!("-o {}: cannot write the report: {e}", a.output.display())))?;
+    if let Some(dir) = &a.svg {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            bad(format!("--svg {}: cannot create the directory: {e}", dir.display()))
+        })?;
+        for (name, svg) in &rep.figures {
+            let p = dir.join(format!("{name}.svg"));
+            std::fs::write(&p, svg)
+                .map_err(|e| bad(format!("--svg: cannot write {}: {e}", p.display())))?;
+        }
+    }
+    eprintln!(
+        "icbench: wrote {} ({} figures{})",
+        a.output.display(),
+        rep.figures.len(),
+        a.svg
+            .as_ref()
+            .map(|d| format!(", also as SVG files in {}", d.display()))
+            .unwrap_or_default()
+    );
     Ok(ExitCode::SUCCESS)
 }

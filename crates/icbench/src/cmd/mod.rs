@@ -25,6 +25,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Compare(a) => analyse::compare(&a),
         Command::Export(a) => analyse::export(&a),
         Command::Import(a) => import::import(&a),
+        Command::Report(a) => analyse::report(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(),
         Command::Peer(a) => peer::peer(&a),
