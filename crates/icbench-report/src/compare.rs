@@ -48,6 +48,8 @@ pub struct CompareRow {
     pub pattern: &'static str,
     pub size_bytes: u64,
     pub channels: Option<u32>,
+    /// Bulk: blocks of `size_bytes` per transfer.
+    pub blocks: Option<u64>,
     /// Labels of the baseline and of the side compared with it.
     pub baseline: String,
     pub other: String,
@@ -112,6 +114,7 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                 let b = other.cells.iter().find(|b| {
                     b.key.pattern == a.key.pattern
                         && b.key.size_bytes == a.key.size_bytes
+                        && measured(b).map(|d| d.blocks) == Some(da.blocks)
                         && (by_link
                             || (b.key.link == a.key.link
                                 && measured(b).map(|d| d.channels) == Some(da.channels)))
@@ -166,6 +169,7 @@ fn compare_cell(
         pattern: a.key.pattern.as_str(),
         size_bytes: a.key.size_bytes,
         channels: da.channels,
+        blocks: da.blocks,
         baseline: base.to_string(),
         other: other.to_string(),
         metric: "p50_ns",

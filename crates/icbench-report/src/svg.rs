@@ -95,10 +95,10 @@ pub struct Plot {
 pub const PALETTE: [&str; 8] =
     ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 
-const W: f64 = 760.0;
+const W: f64 = 800.0;
 const H: f64 = 440.0;
 const ML: f64 = 86.0;
-const MR: f64 = 190.0;
+const MR: f64 = 230.0;
 const MT: f64 = 40.0;
 const MB: f64 = 56.0;
 
@@ -272,7 +272,9 @@ pub fn plot(p: &Plot, id: &str) -> String {
     for (i, s) in p.series.iter().enumerate() {
         let c = PALETTE[i % PALETTE.len()];
         let pts: Vec<&Pt> = s.points.iter().filter(|pt| finite(pt.y)).collect();
-        if pts.len() > 1 {
+        // Join the markers only when x strictly increases (bulk data can
+        // hold several points at one total size: those stay unjoined).
+        if pts.len() > 1 && pts.windows(2).all(|w| w[0].x < w[1].x) {
             let d: Vec<String> =
                 pts.iter().map(|pt| format!("{:.1},{:.1}", xs.px(pt.x), ys.px(pt.y))).collect();
             let _ = write!(

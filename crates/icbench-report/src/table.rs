@@ -562,7 +562,10 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
         t.add_row(vec![
             link_label(&r.link, r.channels),
             r.pattern.to_string(),
-            format::bytes(r.size_bytes),
+            match r.blocks {
+                Some(b) => format!("{}×{b}", format::bytes(r.size_bytes)),
+                None => format::bytes(r.size_bytes),
+            },
             format!("{} → {}", r.baseline, r.other),
             format!("{} (n={})", metric_value(r.metric, r.baseline_value), r.baseline_count),
             format!("{} (n={})", metric_value(r.metric, r.other_value), r.other_count),

@@ -245,6 +245,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub raw: bool,
 
+    /// Adaptive repetitions: keep measuring each ping-pong cell until the
+    /// 95 % CI half-width of its median is within this (e.g. 2%), or
+    /// --ci-max-time ends; the output says which.
+    #[arg(long, value_name = "PERCENT")]
+    pub ci: Option<String>,
+
+    /// Longest measuring time per ping-pong cell with --ci.
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub ci_max_time: String,
+
     /// Skip measuring the floor (ratios are then not shown).
     #[arg(long)]
     pub no_floor: bool,
