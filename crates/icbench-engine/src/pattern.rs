@@ -133,7 +133,8 @@ pub fn pingpong(
         let mut phases = 1u32;
         let mut rel = median_ci_rel(&hist);
         let max_ns = budget.ci_max_time.as_nanos().min(u128::from(u64::MAX)) as u64;
-        while !(rel <= target) && elapsed_ns < max_ns {
+        // NaN (no interval yet) keeps measuring.
+        while (rel.is_nan() || rel > target) && elapsed_ns < max_ns {
             if budget.raw {
                 raw.reserve(measure as usize);
             }

@@ -23,6 +23,9 @@ pub const DEFAULT_LINK: &str = "imported";
 /// A rate more than this many times the median of its peers is flagged.
 pub const OUTLIER_FACTOR: f64 = 100.0;
 
+/// (link, pattern, size_bytes, blocks) of a sample row.
+type SampleKey = (String, Pattern, u64, Option<u64>);
+
 struct RateRow {
     line: usize,
     link: String,
@@ -46,7 +49,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     }
     let default_link = opts.link.clone().unwrap_or_else(|| DEFAULT_LINK.to_string());
     let mut imp = Imported::default();
-    let mut samples: Vec<((String, Pattern, u64, Option<u64>), Vec<u64>)> = Vec::new();
+    let mut samples: Vec<(SampleKey, Vec<u64>)> = Vec::new();
     let mut rates: Vec<RateRow> = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let line = i + 2;
@@ -69,7 +72,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         let blocks: Option<u64> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
         if let Some(t) = get(time_col) {
             let t: f64 = num(t, line, "time_ns")?;
-            if !(t > 0.0) {
+            if t.is_nan() || t <= 0.0 {
                 return Err(ImportError::Line {
                     line,
                     msg: format!("time_ns {t} is not positive"),
@@ -82,7 +85,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             }
         } else if let Some(r) = get(rate_col) {
             let rate: f64 = num(r, line, "bytes_per_s")?;
-            if !(rate > 0.0) {
+            if rate.is_nan() || rate <= 0.0 {
                 return Err(ImportError::Line {
                     line,
                     msg: format!("bytes_per_s {rate} is not positive"),

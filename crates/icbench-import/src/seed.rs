@@ -122,7 +122,7 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
 /// The numbers of a table row: `|` and tabs separate; `– 6.31` (an en dash
 /// and a space, as the 001 post prints a negative difference) is −6.31.
 fn row_numbers(line: &str) -> Option<Vec<f64>> {
-    let cleaned = line.replace(['|', '\t'], " ").replace('−', "-").replace('–', "-");
+    let cleaned = line.replace(['|', '\t'], " ").replace(['−', '–'], "-");
     let mut out = Vec::new();
     let mut neg = false;
     for tok in cleaned.split_whitespace() {

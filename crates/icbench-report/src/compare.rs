@@ -224,14 +224,15 @@ fn compare_cell(
     let (ra, rb) = (raw_f64(da), raw_f64(db));
     if let (Some(x), Some(y)) = (&ra, &rb) {
         row.welch_p = welch_t_test(y, x).map(|t| t.p_two_sided);
-        if x.len() <= BOOTSTRAP_MAX_SAMPLES && y.len() <= BOOTSTRAP_MAX_SAMPLES {
-            if let Some(ci) = ratio_of_medians_ci95(y, x, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED) {
-                row.ratio_ci95_lo = Some(ci.lo);
-                row.ratio_ci95_hi = Some(ci.hi);
-                row.ratio_ci_method = Some(format!(
-                    "percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED:#x}"
-                ));
-            }
+        if x.len() <= BOOTSTRAP_MAX_SAMPLES
+            && y.len() <= BOOTSTRAP_MAX_SAMPLES
+            && let Some(ci) = ratio_of_medians_ci95(y, x, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
+        {
+            row.ratio_ci95_lo = Some(ci.lo);
+            row.ratio_ci95_hi = Some(ci.hi);
+            row.ratio_ci_method = Some(format!(
+                "percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED:#x}"
+            ));
         }
     }
     if let (Some(ha), Some(hb)) = (&da.latency, &db.latency) {

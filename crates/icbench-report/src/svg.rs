@@ -116,7 +116,7 @@ impl Scale {
             lo = lo.max(1e-12).log10();
             hi = hi.max(1e-12).log10();
         }
-        if !(hi > lo) {
+        if hi.is_nan() || hi <= lo {
             let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
             lo -= pad;
             hi += pad;
@@ -138,8 +138,10 @@ impl Scale {
             let mut out = Vec::new();
             if unit == Unit::Bytes {
                 // Powers of 4 (1 B, 4 B, … 64 KiB) read better for sizes.
-                let (l2, h2) =
-                    ((self.lo * 3.3219).floor() as i32, (self.hi * 3.3219).ceil() as i32);
+                let (l2, h2) = (
+                    (self.lo * std::f64::consts::LOG2_10).floor() as i32,
+                    (self.hi * std::f64::consts::LOG2_10).ceil() as i32,
+                );
                 let step = if span > 3.0 { 2 } else { 1 };
                 for e in (l2.max(0)..=h2).filter(|e| e % step == 0) {
                     out.push(2f64.powi(e));
