@@ -53,6 +53,21 @@ pub struct Budget {
     pub cell_time: Duration,
     pub raw: bool,
     pub window: u32,
+    /// Adaptive repetitions (`icbench run --ci`): keep adding measured
+    /// phases to a ping-pong cell until the 95 % CI half-width of the
+    /// median, relative to the median, is at most this (0.02 = 2 %) ...
+    pub ci_target: Option<f64>,
+    /// ... or until the cell has measured this long in all.
+    pub ci_max_time: Duration,
+}
+
+/// The median's 95 % CI half-width relative to the median, from the
+/// histogram (order statistics); NaN with fewer than 6 samples.
+fn median_ci_rel(h: &LatencyHistogram) -> f64 {
+    match (icbench_stats::median_ci95_hist(h), icbench_stats::Summary::from_histogram(h)) {
+        (Some(ci), Some(s)) if s.p50 > 0.0 => ci.relative_half_width(s.p50),
+        _ => f64::NAN,
+    }
 }
 
 pub(crate) fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u32, u32) {
@@ -122,17 +137,45 @@ pub fn pingpong(
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
     let before = link.counters();
-    let elapsed_ns = phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let mut elapsed_ns = phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let mut messages = u64::from(measure);
+    let mut adaptive = None;
+    if let Some(target) = budget.ci_target {
+        // Further phases of the same length, each appended to the same
+        // histogram, until the median is pinned down or time is up. The
+        // check runs between phases, never inside the timed loop.
+        let mut phases = 1u32;
+        let mut rel = median_ci_rel(&hist);
+        let max_ns = budget.ci_max_time.as_nanos().min(u128::from(u64::MAX)) as u64;
+        // NaN (no interval yet) keeps measuring.
+        while (rel.is_nan() || rel > target) && elapsed_ns < max_ns {
+            if budget.raw {
+                raw.reserve(measure as usize);
+            }
+            elapsed_ns += phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+            messages += u64::from(measure);
+            phases += 1;
+            rel = median_ci_rel(&hist);
+        }
+        adaptive = Some(icbench_model::Adaptive {
+            target_rel: target,
+            achieved_rel: rel,
+            phases,
+            reached: rel <= target,
+        });
+    }
     let counters = link.counters().since(before);
     Ok(CellData {
-        messages: u64::from(measure),
-        bytes: u64::from(measure) * size as u64,
+        messages,
+        bytes: messages * size as u64,
         elapsed_ns,
         warmup_messages: u64::from(PROBE_MESSAGES + warm),
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
         counters,
+        channels: None,
+        adaptive,
     })
 }
 
@@ -189,5 +232,7 @@ pub fn stream(
         raw_ns: None,
         window: Some(window),
         counters,
+        channels: None,
+        adaptive: None,
     })
 }

@@ -154,6 +154,29 @@ pub struct CellData {
     pub window: Option<u32>,
     /// What the link counted during the measured window.
     pub counters: LinkCounters,
+    /// Channels (endpoints) measured at once, each with its own peer thread
+    /// (imported multi-channel results); `None` means one.
+    pub channels: Option<u32>,
+    /// How adaptive repetitions (`icbench run --ci`) ended, when asked for.
+    pub adaptive: Option<Adaptive>,
+}
+
+/// The outcome of adaptive repetitions: the engine kept adding measured
+/// phases to a ping-pong cell until the 95 % confidence interval of the
+/// median was narrow enough, or the cell's time budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Adaptive {
+    /// Required half-width of the median's 95 % CI, relative to the median
+    /// (0.02 for `--ci 2%`).
+    pub target_rel: f64,
+    /// The half-width reached, relative to the median; NaN if no interval
+    /// could be computed (fewer than 6 samples).
+    pub achieved_rel: f64,
+    /// Measured phases run (1 = the first phase was already enough).
+    pub phases: u32,
+    /// `true` if `achieved_rel <= target_rel`; `false` if the time budget
+    /// ended first.
+    pub reached: bool,
 }
 
 impl CellData {

@@ -50,6 +50,21 @@ impl LatencyHistogram {
         let _ = self.hist.record(v);
     }
 
+    /// Records `count` values of `ns` at once (imported histograms), with
+    /// the same clamping as [`record`](Self::record).
+    pub fn record_n(&mut self, ns: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let v = if ns > MAX_TRACKABLE_NS {
+            self.clamped += count;
+            MAX_TRACKABLE_NS
+        } else {
+            ns.max(1)
+        };
+        let _ = self.hist.record_n(v, count);
+    }
+
     /// Number of values recorded above the trackable range.
     pub fn clamped(&self) -> u64 {
         self.clamped

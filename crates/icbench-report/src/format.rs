@@ -7,11 +7,12 @@ pub fn ns(v: f64) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
-    let (x, unit) = if v < 1e3 {
+    let a = v.abs();
+    let (x, unit) = if a < 1e3 {
         (v, "ns")
-    } else if v < 1e6 {
+    } else if a < 1e6 {
         (v / 1e3, "µs")
-    } else if v < 1e9 {
+    } else if a < 1e9 {
         (v / 1e6, "ms")
     } else {
         (v / 1e9, "s")
@@ -90,6 +91,7 @@ mod tests {
         assert_eq!(ns(45_600_000.0), "45.6 ms");
         assert_eq!(ns(2.5e9), "2.50 s");
         assert_eq!(ns(f64::NAN), "–");
+        assert_eq!(ns(-133_459.0), "-133 µs");
         assert_eq!(bytes(1), "1 B");
         assert_eq!(bytes(4096), "4 KiB");
         assert_eq!(bytes(1536), "1.50 KiB");

@@ -5,11 +5,18 @@
 //! [`table`] draws them for a terminal; [`json`] writes them for scripts.
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
+pub mod compare;
+pub mod export;
 pub mod format;
+pub mod html;
 pub mod json;
+pub mod model;
 pub mod rt;
 pub mod rthist;
+pub mod stats;
+pub mod svg;
 pub mod table;
 pub mod view;
 
-pub use view::{PingPongRow, RunView, StreamRow, Target, build};
+pub use stats::CellStats;
+pub use view::{BulkRow, PingPongRow, RunView, StreamRow, Target, TimerRow, build};

@@ -7,11 +7,12 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::format;
-use crate::view::{BulkRow, PingPongRow, RunView, StreamRow};
+use crate::stats::CellStats;
+use crate::view::{BulkRow, PingPongRow, RunView, StreamRow, TimerRow};
 
 /// The link column: the spec, and the wire protocol when it is not
 /// icbench's own.
-fn link_name(link: &str, protocol: &Option<String>) -> String {
+pub fn link_name(link: &str, protocol: &Option<String>) -> String {
     match protocol {
         Some(p) => format!("{link} · {p}"),
         None => link.to_string(),
@@ -56,41 +57,222 @@ fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
     header
 }
 
+/// A link's label in tables: the spec, with the channel count when several.
+pub fn link_label(link: &str, channels: Option<u32>) -> String {
+    match channels {
+        Some(n) if n > 1 => format!("{link} ×{n} ch"),
+        _ => link.to_string(),
+    }
+}
+
+/// The median's 95 % CI as `±x %` of the median, or why there is none.
+fn median_ci_short(s: &CellStats) -> String {
+    match s.median_ci95_rel() {
+        Some(r) => format!("±{} %", format::sig3(r * 100.0)),
+        None if s.summary.count == 1 => "n = 1".to_string(),
+        None => format!("n = {}", s.summary.count),
+    }
+}
+
+fn adaptive_short(r: &PingPongRow) -> String {
+    match r.adaptive {
+        None => "–".to_string(),
+        Some(a) if a.reached => format!(
+            "reached ±{} % in {} phase{}",
+            format::sig3(a.achieved_rel * 100.0),
+            a.phases,
+            if a.phases == 1 { "" } else { "s" }
+        ),
+        Some(a) => format!(
+            "time budget ended at {} after {} phases (target ±{} %)",
+            if a.achieved_rel.is_finite() {
+                format!("±{} %", format::sig3(a.achieved_rel * 100.0))
+            } else {
+                "no interval".to_string()
+            },
+            a.phases,
+            format::sig3(a.target_rel * 100.0)
+        ),
+    }
+}
+
 fn pingpong_table(rows: &[PingPongRow]) -> Table {
+    let adaptive = rows.iter().any(|r| r.adaptive.is_some());
     let busy = any_busy(rows.iter().map(|r| r.tx_busy));
-    let mut t = table(&with_busy(
-        vec![
-            "link",
-            "size",
-            "p50 RTT",
-            "p99 RTT",
-            "max RTT",
-            "round trips/s",
-            "payload B/s",
-            "p50 ÷ floor",
-        ],
-        busy,
-    ));
+    let mut header = vec![
+        "link",
+        "size",
+        "p50 RTT",
+        "p50 95% CI",
+        "p99 RTT",
+        "max RTT",
+        "round trips/s",
+        "payload B/s",
+        "p50 ÷ floor",
+    ];
+    if adaptive {
+        header.push("--ci");
+    }
+    let mut t = table(&with_busy(header, busy));
     for r in rows {
-        let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
-        match &r.rtt_ns {
-            Some(s) if r.status == "ok" => line.extend([
-                format::ns(s.p50),
-                format::ns(s.p99),
-                format::ns(s.max),
+        let link = link_label(&link_name(&r.link, &r.protocol), r.channels);
+        let mut line = vec![link, format::bytes(r.size_bytes)];
+        if r.status == "ok" {
+            match &r.rtt_ns {
+                Some(s) => line.extend([
+                    format::ns(s.summary.p50),
+                    median_ci_short(s),
+                    format::ns(s.summary.p99),
+                    format::ns(s.summary.max),
+                ]),
+                None => line.extend(["–", "–", "–", "–"].map(String::from)),
+            }
+            line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "/s"),
                 format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
                 r.p50_over_floor.map_or("–".into(), format::ratio),
-            ]),
-            _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
-        }
-        if busy && r.status == "ok" {
-            line.push(r.tx_busy.unwrap_or(0).to_string());
+            ]);
+            if adaptive {
+                line.push(adaptive_short(r));
+            }
+            if busy {
+                line.push(r.tx_busy.unwrap_or(0).to_string());
+            }
+        } else {
+            line.push(not_measured(r.status, &r.reason, r.max_bytes));
         }
         t.add_row(line);
     }
     right_align(&mut t, 1);
     t
+}
+
+fn timer_table(rows: &[TimerRow]) -> Table {
+    let mut t = table(&["timer", "n", "min", "mean", "p50", "p99", "p99.9", "max"]);
+    for r in rows {
+        let mut line = vec![r.link.clone()];
+        match (&r.latency_ns, r.status) {
+            (Some(s), "ok") => {
+                let m = &s.summary;
+                line.push(m.count.to_string());
+                line.extend([m.min, m.mean, m.p50, m.p99, m.p99_9, m.max].map(format::ns));
+            }
+            _ => line.push(not_measured(r.status, &r.reason, None)),
+        }
+        t.add_row(line);
+    }
+    right_align(&mut t, 1);
+    t
+}
+
+fn ci_text(lo: Option<f64>, hi: Option<f64>) -> String {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => format!("{} … {}", format::ns(lo), format::ns(hi)),
+        _ => "–".to_string(),
+    }
+}
+
+/// Every latency cell with its full statistics (`icbench show --stats`).
+pub fn stats_table(view: &RunView) -> Table {
+    let mut t = table(&[
+        "pattern",
+        "link",
+        "size",
+        "from",
+        "count",
+        "min",
+        "mean",
+        "stddev",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "mean 95% CI",
+        "median 95% CI",
+        "outliers mild/severe",
+    ]);
+    let mut rows: Vec<(&str, String, String, &CellStats)> = Vec::new();
+    for r in &view.pingpong {
+        if let Some(s) = &r.rtt_ns {
+            rows.push((
+                "pingpong",
+                link_label(&link_name(&r.link, &r.protocol), r.channels),
+                format::bytes(r.size_bytes),
+                s,
+            ));
+        }
+    }
+    for r in &view.bulk {
+        if let Some(s) = &r.transfer_ns {
+            let size = format!("{}×{}", format::bytes(r.block_bytes), r.blocks);
+            rows.push(("bulk", link_name(&r.link, &r.protocol), size, s));
+        }
+    }
+    for r in &view.timer {
+        if let Some(s) = &r.latency_ns {
+            rows.push(("timer", r.link.clone(), "–".to_string(), s));
+        }
+    }
+    for (pattern, link, size, s) in rows {
+        let m = &s.summary;
+        let mut line = vec![pattern.to_string(), link, size, s.from.to_string()];
+        line.push(m.count.to_string());
+        line.extend([m.min, m.mean, m.stddev, m.p50, m.p90, m.p99, m.p99_9, m.max].map(format::ns));
+        line.push(ci_text(s.mean_ci95_lo, s.mean_ci95_hi));
+        line.push(ci_text(s.median_ci95_lo, s.median_ci95_hi));
+        line.push(match &s.outliers {
+            Some(o) => format!("{}/{}", o.mild(), o.severe()),
+            None => "–".to_string(),
+        });
+        t.add_row(line);
+    }
+    right_align(&mut t, 4);
+    t
+}
+
+/// `icbench show --stats`: the header, then the statistics table and how
+/// each figure was computed.
+pub fn run_stats(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    header(view, out)?;
+    writeln!(
+        out,
+        "
+statistics per cell (ns; outliers are flagged, never removed)"
+    )?;
+    writeln!(out, "{}", stats_table(view))?;
+    writeln!(
+        out,
+        "mean CI: {}; median CI: {}; outliers: {}; percentiles: type 7 (linear interpolation)",
+        crate::stats::MEAN_CI_METHOD,
+        crate::stats::MEDIAN_CI_METHOD,
+        crate::stats::OUTLIER_METHOD
+    )?;
+    let mut notes: Vec<&str> = Vec::new();
+    let all = view
+        .pingpong
+        .iter()
+        .filter_map(|r| r.rtt_ns.as_ref())
+        .chain(view.bulk.iter().filter_map(|r| r.transfer_ns.as_ref()))
+        .chain(view.timer.iter().filter_map(|r| r.latency_ns.as_ref()));
+    for s in all {
+        if let Some(n) = &s.note
+            && !notes.contains(&n.as_str())
+        {
+            notes.push(n);
+        }
+    }
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    warnings(view, out)
+}
+
+fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    for w in &view.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
 }
 
 fn stream_table(rows: &[StreamRow]) -> Table {
@@ -125,6 +307,7 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
         "link",
         "block × blocks",
         "transfer",
+        "n",
         "p50 time",
         "p99 time",
         "max time",
@@ -135,13 +318,14 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
         let mut line = vec![
             link_name(&r.link, &r.protocol),
             format!("{} × {}", format::bytes(r.block_bytes), r.blocks),
-            format::bytes(r.transfer_bytes),
+            format::bytes(r.total_bytes),
         ];
         match &r.transfer_ns {
             Some(s) if r.status == "ok" => line.extend([
-                format::ns(s.p50),
-                format::ns(s.p99),
-                format::ns(s.max),
+                s.summary.count.to_string(),
+                format::ns(s.summary.p50),
+                format::ns(s.summary.p99),
+                format::ns(s.summary.max),
                 format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
                 format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
             ]),
@@ -156,6 +340,20 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
 /// The lines above the tables: which run, where, with what clock and floor.
 pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     let m = &view.meta;
+    if view.is_imported() {
+        writeln!(
+            out,
+            "run {} · {} · NOT measured by icbench: another tool's results · from {}",
+            view.run_id,
+            view.source,
+            view.provenance.as_deref().unwrap_or("unknown")
+        )?;
+        writeln!(out, "machine as recorded: {} · {}", m.hostname, m.cpu_model)?;
+        for n in &m.notes {
+            writeln!(out, "note: {n}")?;
+        }
+        return Ok(());
+    }
     writeln!(
         out,
         "run {} · {} · {} · started {} · {}",
@@ -221,6 +419,10 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
         writeln!(out, "{}", bulk_table(&view.bulk))?;
     }
+    if !view.timer.is_empty() {
+        writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
+        writeln!(out, "{}", timer_table(&view.timer))?;
+    }
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))
         || view.bulk.iter().any(|r| dimtass(&r.protocol))
@@ -244,7 +446,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         right_align(&mut t, 1);
         writeln!(out, "{t}")?;
     }
-    Ok(())
+    warnings(view, out)
 }
 
 /// One line per stored run, for `icbench runs`.
@@ -282,6 +484,171 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     }
     right_align(&mut t, 6);
     writeln!(out, "{t}")
+}
+
+/// `icbench model`: one block per series.
+pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.models.is_empty() {
+        return writeln!(out, "run {}: no series to fit (no measured cells match)", view.run_id);
+    }
+    writeln!(
+        out,
+        "run {} ({}): least-squares line t(n) = a + b·n per link and pattern",
+        view.run_id, view.source
+    )?;
+    for m in &view.models {
+        writeln!(
+            out,
+            "\n{} · {} · y = {} (ns), x = {} · {} points",
+            link_label(&m.link, m.channels),
+            m.pattern,
+            m.y,
+            m.x,
+            m.points.len()
+        )?;
+        let Some(f) = &m.fit else {
+            writeln!(out, "  {}", m.verdict)?;
+            continue;
+        };
+        let mut t = table(&["", "estimate", "std error", "95% CI"]);
+        t.add_row(vec![
+            "a (fixed cost)".to_string(),
+            format::ns(f.a),
+            format::ns(f.se_a),
+            format!("{} … {}", format::ns(f.a_ci95.lo), format::ns(f.a_ci95.hi)),
+        ]);
+        t.add_row(vec![
+            "b (per byte)".to_string(),
+            format!("{:.4} ns/B", f.b),
+            format!("{:.4} ns/B", f.se_b),
+            format!("{:.4} … {:.4} ns/B", f.b_ci95.lo, f.b_ci95.hi),
+        ]);
+        right_align(&mut t, 1);
+        writeln!(out, "{t}")?;
+        writeln!(
+            out,
+            "  R² = {:.4} · largest relative error {:.1} % (at per-size means; {:.1} % at single \
+             points) · residual stddev {}",
+            f.r_squared,
+            f.max_rel_error * 100.0,
+            m.max_point_rel_error.unwrap_or(f64::NAN) * 100.0,
+            format::ns(f.residual_stddev)
+        )?;
+        match (m.bandwidth_bytes_per_s, m.n_half_bytes) {
+            (Some(bw), Some(nh)) => writeln!(
+                out,
+                "  asymptotic bandwidth 1/b = {} · half-performance size n½ = a/b = {:.0} B{}",
+                format::rate(bw, "B/s"),
+                nh,
+                if f.b_ci95.lo <= 0.0 { " (unresolved: b's 95 % CI includes 0)" } else { "" }
+            )?,
+            _ => writeln!(out, "  no bandwidth: b ≤ 0")?,
+        }
+        if let Some(p) = &m.prediction {
+            writeln!(
+                out,
+                "  predicted at {}: {}{}",
+                format::bytes(p.size_bytes),
+                format::ns(p.t_ns),
+                if p.extrapolated { " (extrapolated beyond the measured sizes)" } else { "" }
+            )?;
+        }
+        writeln!(out, "  {}", m.verdict)?;
+    }
+    Ok(())
+}
+
+fn metric_value(metric: &str, v: f64) -> String {
+    if metric == "bytes_per_s" { format::rate(v, "B/s") } else { format::ns(v) }
+}
+
+fn signed(metric: &str, v: f64) -> String {
+    let s = metric_value(metric, v.abs());
+    if v < 0.0 { format!("−{s}") } else { format!("+{s}") }
+}
+
+/// `icbench compare`.
+pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::io::Result<()> {
+    for s in &view.sides {
+        writeln!(
+            out,
+            "{}: run {}{} · {} · {} · {}",
+            s.label,
+            s.run_id,
+            s.link.as_deref().map(|l| format!(" link {l}")).unwrap_or_default(),
+            s.source,
+            s.hostname,
+            s.cpu_model
+        )?;
+    }
+    if view.rows.is_empty() {
+        return writeln!(out, "no cells in common to compare");
+    }
+    let mut t = table(&[
+        "link",
+        "pattern",
+        "size",
+        "sides",
+        "baseline",
+        "other",
+        "difference",
+        "ratio",
+        "ratio 95% CI",
+        "p (MW / Welch)",
+        "significant",
+    ]);
+    let mut notes: Vec<String> = Vec::new();
+    for r in &view.rows {
+        let p = |x: Option<f64>| {
+            x.map_or(
+                "–".to_string(),
+                |p| if p < 0.001 { "<0.001".into() } else { format!("{p:.3}") },
+            )
+        };
+        let sig = match r.significant {
+            Some(true) => "yes".to_string(),
+            Some(false) => "no".to_string(),
+            None => {
+                if let Some(n) = &r.note
+                    && !notes.contains(n)
+                {
+                    notes.push(n.clone());
+                }
+                "no test".to_string()
+            }
+        };
+        t.add_row(vec![
+            link_label(&r.link, r.channels),
+            r.pattern.to_string(),
+            match r.blocks {
+                Some(b) => format!("{}×{b}", format::bytes(r.size_bytes)),
+                None => format::bytes(r.size_bytes),
+            },
+            format!("{} → {}", r.baseline, r.other),
+            format!("{} (n={})", metric_value(r.metric, r.baseline_value), r.baseline_count),
+            format!("{} (n={})", metric_value(r.metric, r.other_value), r.other_count),
+            signed(r.metric, r.difference),
+            format::ratio(r.ratio),
+            match (r.ratio_ci95_lo, r.ratio_ci95_hi) {
+                (Some(lo), Some(hi)) => format!("{} … {}", format::ratio(lo), format::ratio(hi)),
+                _ => "–".to_string(),
+            },
+            format!("{} / {}", p(r.mann_whitney_p), p(r.welch_p)),
+            sig,
+        ]);
+    }
+    right_align(&mut t, 2);
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "baseline and other are medians (p50_ns) or rates (bytes/s); ratio = other ÷ baseline; \
+         significant at α = {} by Mann–Whitney U on the histograms, else Welch's t on raw samples",
+        view.alpha
+    )?;
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,21 +1,31 @@
 //! The view model of a run: one row per cell, with the figures every output
-//! shows, and the foundation issue's targets as ratios against the floor
-//! measured in the same run.
+//! shows (full statistics per cell, see [`CellStats`]), and the foundation
+//! issue's targets as ratios against the floor measured in the same run.
 
-use icbench_model::{CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
-use icbench_stats::Summary;
+use icbench_model::{Adaptive, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
 use serde::Serialize;
+
+use crate::stats::CellStats;
 
 /// Everything shown about a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunView {
     pub schema_version: u32,
     pub run_id: i64,
+    /// `measured`, or `imported:<format>` for another tool's results.
+    pub source: String,
+    /// Where an imported run came from (file, checksum); `None` if measured.
+    pub provenance: Option<String>,
+    /// Sanity warnings stored with the run (mainly by importers).
+    pub warnings: Vec<String>,
     pub meta: RunMeta,
     pub pingpong: Vec<PingPongRow>,
     pub stream: Vec<StreamRow>,
-    /// Bulk cells (block × blocks then one acknowledgement).
+    /// Bulk cells (block × blocks, then one acknowledgement): measured on
+    /// a remote link, or imported seed logs.
     pub bulk: Vec<BulkRow>,
+    /// Timer wake-up latency (imported cyclictest results).
+    pub timer: Vec<TimerRow>,
     pub targets: Vec<Target>,
 }
 
@@ -27,14 +37,17 @@ pub struct PingPongRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     pub size_bytes: u64,
+    /// Channels measured at once (`None` = one).
+    pub channels: Option<u32>,
     /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
     /// For `n/a`: the link's largest message, bytes.
     pub max_bytes: Option<u64>,
-    /// Round-trip statistics, ns (absent unless `ok`).
-    pub rtt_ns: Option<Summary>,
-    /// Round trips per second (1 / mean round trip).
+    /// Round-trip statistics, ns (absent unless `ok` and per-message
+    /// times exist: a goodput-only import has none).
+    pub rtt_ns: Option<CellStats>,
+    /// Round trips per second over the measured window.
     pub msgs_per_s: Option<f64>,
     /// Payload bytes per second, one direction.
     pub bytes_per_s: Option<f64>,
@@ -43,6 +56,19 @@ pub struct PingPongRow {
     /// Sends the link refused for want of a TX buffer and retried (rpmsg
     /// EAGAIN), in the measured window.
     pub tx_busy: Option<u64>,
+    /// How adaptive repetitions (`--ci`) ended, when asked for.
+    pub adaptive: Option<Adaptive>,
+}
+
+/// A timer (wake-up latency) cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimerRow {
+    /// What was measured (e.g. `cyclictest thread 0 (CPU 2)`).
+    pub link: String,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    /// Wake-up latency, ns.
+    pub latency_ns: Option<CellStats>,
 }
 
 /// A stream cell.
@@ -66,23 +92,30 @@ pub struct StreamRow {
     pub tx_busy: Option<u64>,
 }
 
-/// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement.
+/// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
+/// one sample per whole transfer. Measured on a remote link or imported.
 #[derive(Debug, Clone, Serialize)]
 pub struct BulkRow {
     pub link: String,
+    /// Wire protocol (`icb`, `dimtass`, `raw`); absent for imported cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+    /// Block size, bytes.
     pub block_bytes: u64,
+    /// Blocks per transfer (from the cell key; 1 if unset).
     pub blocks: u32,
-    /// block_bytes × blocks.
-    pub transfer_bytes: u64,
+    /// `block_bytes × blocks`: the bytes of one transfer.
+    pub total_bytes: u64,
+    /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
+    /// For `n/a`: the link's largest transfer, bytes.
     pub max_bytes: Option<u64>,
-    /// Time per transfer, first write to the acknowledgement, ns.
-    pub transfer_ns: Option<Summary>,
+    /// Time of one whole transfer, first write to the acknowledgement, ns.
+    pub transfer_ns: Option<CellStats>,
+    /// Transfers per second over the measured window.
     pub transfers_per_s: Option<f64>,
-    /// Payload bytes per second, host → peer.
+    /// Payload bytes per second, host → peer, over the measured window.
     pub bytes_per_s: Option<f64>,
 }
 
@@ -110,6 +143,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         link: c.key.link.clone(),
         protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
+        channels: None,
         status,
         reason,
         max_bytes,
@@ -118,18 +152,39 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         bytes_per_s: None,
         p50_over_floor: None,
         tx_busy: None,
+        adaptive: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
-        row.rtt_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.rtt_ns = CellStats::of(d);
+        row.channels = d.channels;
+        row.adaptive = d.adaptive;
         row.msgs_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
         row.tx_busy = Some(d.counters.tx_busy);
         row.p50_over_floor = match (&row.rtt_ns, &meta.floor) {
-            (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => Some(s.p50 / f.cacheline_rtt_ns),
+            (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => {
+                Some(s.summary.p50 / f.cacheline_rtt_ns)
+            }
             _ => None,
         };
     }
     row
+}
+
+fn timer_row(c: &CellResult) -> TimerRow {
+    let (status, reason, _) = common(c);
+    let latency_ns = match &c.outcome {
+        CellOutcome::Measured(d) => CellStats::of(d),
+        _ => None,
+    };
+    // A measured timer cell's factors (its CPU) tell the cells of a run apart.
+    let link = if c.key.factors.is_empty() {
+        c.key.link.clone()
+    } else {
+        let f: Vec<String> = c.key.factors.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!("{} ({})", c.key.link, f.join(", "))
+    };
+    TimerRow { link, status, reason, latency_ns }
 }
 
 fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
@@ -169,7 +224,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         protocol: c.key.protocol.clone(),
         block_bytes: c.key.size_bytes,
         blocks: c.key.blocks.unwrap_or(1),
-        transfer_bytes: c.key.transfer_bytes(),
+        total_bytes: c.key.transfer_bytes(),
         status,
         reason,
         max_bytes,
@@ -178,7 +233,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         bytes_per_s: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
-        row.transfer_ns = d.latency.as_ref().and_then(Summary::from_histogram);
+        row.transfer_ns = CellStats::of(d);
         row.transfers_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
     }
@@ -197,17 +252,41 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .filter(|c| c.key.pattern == Pattern::Stream)
         .map(|c| stream_row(c, meta))
         .collect();
-    let bulk: Vec<BulkRow> =
-        cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
+    let bulk = cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
+    let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
         run_id,
+        source: "measured".to_string(),
+        provenance: None,
+        warnings: Vec::new(),
         meta: meta.clone(),
         pingpong,
         stream,
         bulk,
+        timer,
         targets,
+    }
+}
+
+impl RunView {
+    /// Records where the run came from and its stored warnings.
+    pub fn with_source(
+        mut self,
+        source: impl Into<String>,
+        provenance: Option<String>,
+        warnings: Vec<String>,
+    ) -> RunView {
+        self.source = source.into();
+        self.provenance = provenance;
+        self.warnings = warnings;
+        self
+    }
+
+    /// Whether the run is another tool's results rather than a measurement.
+    pub fn is_imported(&self) -> bool {
+        self.source != "measured"
     }
 }
 
@@ -224,7 +303,7 @@ fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
                 && r.size_bytes == size
         })
         .and_then(|r| r.rtt_ns.as_ref())
-        .map(|s| s.p50)
+        .map(|s| s.summary.p50)
 }
 
 /// The foundation issue's targets, for whichever of them this run measured.

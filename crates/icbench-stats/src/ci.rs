@@ -45,6 +45,19 @@ pub fn mean_ci95(samples: &[f64]) -> Option<Interval> {
     Some(Interval::new(mean - half, mean + half))
 }
 
+/// 95 % confidence interval for the mean from a [`Summary`](crate::Summary)
+/// (count, mean, stddev), by Student's t: `mean ± t(0.975; n − 1)·stddev/√n`.
+/// This is how the mean of a histogram gets its interval, where the raw
+/// samples are gone. `None` for fewer than 2 values or a non-finite mean or
+/// stddev.
+pub fn mean_ci95_summary(s: &crate::Summary) -> Option<Interval> {
+    if s.count < 2 || !s.mean.is_finite() || !s.stddev.is_finite() {
+        return None;
+    }
+    let half = t_975((s.count - 1) as f64) * s.stddev / (s.count as f64).sqrt();
+    Some(Interval::new(s.mean - half, s.mean + half))
+}
+
 /// The 1-based ranks `(k, n − k + 1)` of the distribution-free 95 %
 /// confidence interval for the median of `n` values: k is the largest rank
 /// with `P(Bin(n, ½) ≤ k − 1) ≤ 0.025`, so `[x(k), x(n−k+1)]` covers the
@@ -161,6 +174,17 @@ mod tests {
         assert_eq!(mean_ci95(&[1.0]), None);
         assert_eq!(mean_ci95(&[1.0, f64::NAN]), None);
         assert_eq!(mean_ci95(&[3.0, 3.0, 3.0]), Some(Interval::new(3.0, 3.0)));
+    }
+
+    #[test]
+    fn mean_ci95_from_a_summary_equals_the_sample_interval() {
+        let x = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        let s = crate::Summary::from_samples(&x).unwrap();
+        let a = mean_ci95_summary(&s).unwrap();
+        let b = mean_ci95(&x).unwrap();
+        assert!((a.lo - b.lo).abs() < 1e-12 && (a.hi - b.hi).abs() < 1e-12);
+        let one = crate::Summary::from_samples(&[3.0]).unwrap();
+        assert_eq!(mean_ci95_summary(&one), None);
     }
 
     #[test]

@@ -35,7 +35,10 @@ mod quantile;
 mod resample;
 mod summary;
 
-pub use ci::{bootstrap_median_ci95, mean_ci95, median_ci95, median_ci95_hist, median_ci95_ranks};
+pub use ci::{
+    bootstrap_median_ci95, mean_ci95, mean_ci95_summary, median_ci95, median_ci95_hist,
+    median_ci95_ranks,
+};
 pub use compare::{
     MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95, ratio_of_medians_ci95_hist,
     welch_t_test,
@@ -46,7 +49,7 @@ pub use fit::{
 pub use interval::Interval;
 pub use outliers::{
     Fences, MAD_Z_THRESHOLD, MadOutliers, OutlierClass, OutlierCounts, mad_outliers,
-    modified_z_scores, tukey_fences,
+    modified_z_scores, tukey_fences, tukey_fences_hist,
 };
 pub use quantile::{median, quantile, quantile_sorted};
 pub use resample::BOOTSTRAP_GENERATOR;

@@ -19,6 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use icbench_model::LatencyHistogram;
+
+use crate::histview::HistView;
 use crate::quantile::{sorted_finite, type7};
 
 /// Iglewicz & Hoaglin's cut-off for the modified z-score: flag `|M| > 3.5`.
@@ -102,7 +105,42 @@ pub fn tukey_fences(samples: &[f64]) -> Option<Fences> {
     })
 }
 
+/// Tukey's fences of a latency histogram, ns: the quartiles are type-7
+/// quantiles of the bucket midpoints, exactly as
+/// [`Summary::from_histogram`](crate::Summary::from_histogram) computes its
+/// percentiles. `None` if the histogram is empty. O(buckets).
+pub fn tukey_fences_hist(hist: &LatencyHistogram) -> Option<Fences> {
+    let view = HistView::new(hist)?;
+    let n = view.len();
+    let q = |q: f64| type7(n, q, |i| view.bucket_at_rank(i).mid_ns as f64);
+    let (q1, q3) = (q(0.25), q(0.75));
+    let iqr = q3 - q1;
+    Some(Fences {
+        low_far: q1 - 3.0 * iqr,
+        low_mild: q1 - 1.5 * iqr,
+        high_mild: q3 + 1.5 * iqr,
+        high_far: q3 + 3.0 * iqr,
+    })
+}
+
 impl Fences {
+    /// Counts the values of a latency histogram in each class, each value
+    /// standing for its bucket's midpoint. O(buckets).
+    pub fn count_hist(&self, hist: &LatencyHistogram) -> OutlierCounts {
+        let mut c = OutlierCounts::default();
+        let Some(view) = HistView::new(hist) else { return c };
+        for b in &view.buckets {
+            match self.classify(b.mid_ns as f64) {
+                OutlierClass::LowSevere => c.low_severe += b.count,
+                OutlierClass::LowMild => c.low_mild += b.count,
+                OutlierClass::HighMild => c.high_mild += b.count,
+                OutlierClass::HighSevere => c.high_severe += b.count,
+                OutlierClass::NotOutlier => {}
+            }
+        }
+        c
+    }
+
     /// The class of `x`. A value exactly on a fence is on the inner side
     /// (e.g. `x == high_mild` is not an outlier).
     pub fn classify(&self, x: f64) -> OutlierClass {
@@ -199,6 +237,27 @@ pub fn mad_outliers(samples: &[f64]) -> Option<MadOutliers> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tukey_from_histogram_matches_samples_below_2048_ns() {
+        // Buckets are 1 ns wide below 2048 ns, so the histogram gives the
+        // sample answer exactly: x = 100..=119 and one 1000.
+        // Type 7 with n = 21: h = 20·0.25 = 5 and 20·0.75 = 15, so Q1 = x[5]
+        // = 105 and Q3 = x[15] = 115; IQR = 10.
+        let mut x: Vec<f64> = (100..120).map(f64::from).collect();
+        x.push(1000.0);
+        let mut h = LatencyHistogram::new();
+        for v in &x {
+            h.record(*v as u64);
+        }
+        let f = tukey_fences_hist(&h).unwrap();
+        assert_eq!(f, tukey_fences(&x).unwrap());
+        assert_eq!((f.high_mild, f.high_far), (115.0 + 15.0, 115.0 + 30.0));
+        let c = f.count_hist(&h);
+        assert_eq!(c, f.count(&x));
+        assert_eq!((c.high_severe, c.total()), (1, 1));
+        assert_eq!(tukey_fences_hist(&LatencyHistogram::new()), None);
+    }
 
     #[test]
     fn tukey_known_answer() {

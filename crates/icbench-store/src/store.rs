@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, PeerMode,
-    RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -256,8 +256,10 @@ impl Store {
         let mut measured = None;
         let mut histogram = None;
         let mut raw = None;
+        let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
         match &cell.outcome {
             CellOutcome::Measured(d) => {
+                shape = (d.channels, d.adaptive);
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
                     to_i64(path, "cell bytes", d.bytes)?,
@@ -308,9 +310,10 @@ impl Store {
             "INSERT INTO cells (
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
                 max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
-                protocol, blocks, tx_busy
+                protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
+                ci_reached
              ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                       ?17, ?18)",
+                       ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             params![
                 run.0,
                 seq,
@@ -330,6 +333,11 @@ impl Store {
                 cell.key.protocol,
                 cell.key.blocks,
                 tx_busy,
+                shape.0,
+                shape.1.map(|a| a.target_rel),
+                shape.1.map(|a| a.achieved_rel),
+                shape.1.map(|a| a.phases),
+                shape.1.map(|a| a.reached),
             ],
         )
         .map_err(sql(path, OP))?;
@@ -474,7 +482,8 @@ impl Store {
                 "SELECT c.id, c.link, c.pattern, c.size_bytes, c.status, c.reason, c.max_bytes,
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
                         h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
-                        c.tx_busy
+                        c.tx_busy, c.channels, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
+                        c.ci_reached
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -506,6 +515,11 @@ impl Store {
                     protocol: r.get(17)?,
                     blocks: r.get(18)?,
                     tx_busy: r.get(19)?,
+                    channels: r.get(20)?,
+                    ci_target_rel: r.get(21)?,
+                    ci_achieved_rel: r.get(22)?,
+                    ci_phases: r.get(23)?,
+                    ci_reached: r.get(24)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -680,6 +694,11 @@ struct CellRow {
     protocol: Option<String>,
     blocks: Option<u32>,
     tx_busy: Option<u64>,
+    channels: Option<u32>,
+    ci_target_rel: Option<f64>,
+    ci_achieved_rel: Option<f64>,
+    ci_phases: Option<u32>,
+    ci_reached: Option<bool>,
 }
 
 impl CellRow {
@@ -714,6 +733,16 @@ impl CellRow {
                     raw_ns,
                     window: self.window,
                     counters: LinkCounters { tx_busy: self.tx_busy.unwrap_or(0) },
+                    channels: self.channels,
+                    adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
+                        (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
+                            target_rel,
+                            achieved_rel: nan_from_null(self.ci_achieved_rel),
+                            phases,
+                            reached,
+                        }),
+                        _ => None,
+                    },
                 })
             }
             "failed" => CellOutcome::Failed { reason: self.reason.unwrap_or_default() },

@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters, Pattern,
-    PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
+    Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -83,6 +83,8 @@ fn measured_pingpong() -> CellResult {
             raw_ns: Some(raw),
             window: None,
             counters: LinkCounters::default(),
+            channels: None,
+            adaptive: None,
         }),
     }
 }
@@ -99,6 +101,32 @@ fn measured_stream() -> CellResult {
             raw_ns: None,
             window: Some(16),
             counters: LinkCounters { tx_busy: 42 },
+            channels: None,
+            adaptive: None,
+        }),
+    }
+}
+
+/// An imported bulk cell: one sample, a channel count and blocks.
+fn imported_bulk() -> CellResult {
+    CellResult {
+        key: CellKey { blocks: Some(8), ..key("tty:/dev/ttyRPMSG0", Pattern::Bulk, 512) },
+        outcome: CellOutcome::Measured(CellData {
+            messages: 1,
+            bytes: 4096,
+            elapsed_ns: 56_251_848,
+            warmup_messages: 0,
+            latency: Some(hist_of(&[56_251_848])),
+            raw_ns: Some(vec![56_251_848]),
+            window: None,
+            counters: Default::default(),
+            channels: Some(8),
+            adaptive: Some(Adaptive {
+                target_rel: 0.01,
+                achieved_rel: f64::NAN,
+                phases: 9,
+                reached: false,
+            }),
         }),
     }
 }
@@ -121,6 +149,8 @@ fn measured_bulk() -> CellResult {
             raw_ns: None,
             window: None,
             counters: Default::default(),
+            channels: None,
+            adaptive: None,
         }),
     }
 }
@@ -138,6 +168,8 @@ fn measured_empty() -> CellResult {
             raw_ns: Some(Vec::new()),
             window: Some(0),
             counters: LinkCounters::default(),
+            channels: None,
+            adaptive: None,
         }),
     }
 }
@@ -166,6 +198,7 @@ fn all_cells() -> Vec<CellResult> {
         measured_empty(),
         failed(),
         not_applicable(),
+        imported_bulk(),
     ]
 }
 
@@ -192,6 +225,23 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.window, w.window, "{ctx}: window");
             assert_eq!(g.counters, w.counters, "{ctx}: counters");
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
+            assert_eq!(g.channels, w.channels, "{ctx}: channels");
+            match (g.adaptive, w.adaptive) {
+                (Some(ga), Some(wa)) => {
+                    assert_eq!(
+                        (ga.target_rel, ga.phases, ga.reached),
+                        (wa.target_rel, wa.phases, wa.reached),
+                        "{ctx}: adaptive"
+                    );
+                    assert!(
+                        ga.achieved_rel == wa.achieved_rel
+                            || (ga.achieved_rel.is_nan() && wa.achieved_rel.is_nan()),
+                        "{ctx}: achieved_rel"
+                    );
+                }
+                (None, None) => {}
+                (g, w) => panic!("{ctx}: adaptive {g:?} vs {w:?}"),
+            }
             match (&g.latency, &w.latency) {
                 (Some(gh), Some(wh)) => assert_hist_eq(gh, wh, &ctx),
                 (None, None) => {}
@@ -347,6 +397,8 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     raw_ns: None,
                     window: None,
                     counters: LinkCounters::default(),
+                    channels: None,
+                    adaptive: None,
                 }),
             },
         )
@@ -568,7 +620,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(4, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(5, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);
@@ -698,6 +750,8 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 raw_ns: Some(values.to_vec()),
                 window: None,
                 counters: Default::default(),
+                channels: None,
+                adaptive: None,
             }),
         }
     };
@@ -734,6 +788,8 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 raw_ns: None,
                 window: None,
                 counters: Default::default(),
+                channels: None,
+                adaptive: None,
             }),
         };
         store.insert_cell(run, &c).unwrap();

@@ -50,6 +50,16 @@ pub enum Command {
     Runs(DbArgs),
     /// Print a stored run again, from the database alone.
     Show(ShowArgs),
+    /// Fit t(n) = a + b·n per link and pattern: fixed cost, bandwidth, n½.
+    Model(ModelArgs),
+    /// Compare runs (or links of one run): medians, ratio with CI, significance.
+    Compare(CompareArgs),
+    /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
+    Export(ExportArgs),
+    /// Store another tool's results as a run (seed logs, xmit-p, TI, cyclictest, CSV).
+    Import(ImportArgs),
+    /// Write a self-contained HTML report (SVG figures, no network) of runs.
+    Report(ReportArgs),
     /// Measure only the floor: cache-line round trip and memcpy bandwidth.
     Floor(FloorArgs),
     /// List the link kinds, and the rpmsg devices and remote processors
@@ -89,6 +99,101 @@ pub struct ShowArgs {
     /// Run number, or `latest`.
     #[arg(default_value = "latest")]
     pub run: String,
+    /// Print every statistic of every cell (count, min, mean, stddev, p50,
+    /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
+    #[arg(long)]
+    pub stats: bool,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    /// Only this link (as stored, e.g. `shm?wait=futex`); repeat for several.
+    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    pub links: Vec<String>,
+    /// Only this pattern: pingpong, stream or bulk.
+    #[arg(long, short = 'p', value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Also predict the time at this size (e.g. 8K).
+    #[arg(long, value_name = "SIZE")]
+    pub predict: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One line per cell with every statistic.
+    Csv,
+    /// The run's view, as `show --json` prints it.
+    Json,
+    /// Each latency histogram as HdrHistogram's percentile distribution (µs).
+    Hgrm,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    #[arg(long, short = 'f', value_enum)]
+    pub format: ExportFormat,
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Results database (SQLite).
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The file to import.
+    pub file: PathBuf,
+    /// Its format: seed-tty, seed-netlink, seed-table, xmit-p, ti-histogram,
+    /// cyclictest-json, cyclictest-hist or csv.
+    #[arg(long, short = 'f', value_name = "FORMAT")]
+    pub format: String,
+    /// File the cells under this link name (each format has a default).
+    #[arg(long, short = 'L', value_name = "NAME")]
+    pub link: Option<String>,
+    /// Message size the file does not record (xmit-p's -s, TI's -m), e.g. 496.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Runs to report (numbers or `latest`); with several, a comparison
+    /// section compares each with the first.
+    #[arg(default_value = "latest", value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The HTML file to write.
+    #[arg(long, short = 'o', default_value = "report.html", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write each figure as its own SVG file into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+    /// Results database (SQLite).
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Runs to compare (numbers or `latest`); the first is the baseline.
+    /// With one run, give two or more --link to compare links within it.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// With one run: a link to compare; the first is the baseline.
+    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    pub links: Vec<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -219,6 +324,16 @@ pub struct RunArgs {
     /// Also keep every round-trip sample (not only the histogram).
     #[arg(long)]
     pub raw: bool,
+
+    /// Adaptive repetitions: keep measuring each ping-pong cell until the
+    /// 95 % CI half-width of its median is within this (e.g. 2%), or
+    /// --ci-max-time ends; the output says which.
+    #[arg(long, value_name = "PERCENT")]
+    pub ci: Option<String>,
+
+    /// Longest measuring time per ping-pong cell with --ci.
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub ci_max_time: String,
 
     /// Skip measuring the floor (ratios are then not shown).
     #[arg(long)]

@@ -4,7 +4,8 @@
 /// The largest message size icbench accepts (the byte-stream links' bound).
 pub const MAX_SIZE: u64 = 16 << 20;
 
-fn one(s: &str) -> Result<u64, String> {
+/// One size (`64`, `4K`, `1MiB`), 1 B … 16 MiB.
+pub fn parse_one(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
@@ -33,7 +34,7 @@ pub fn parse(s: &str) -> Result<Vec<u64>, String> {
     for part in s.split(',').filter(|p| !p.trim().is_empty()) {
         match part.split_once('-') {
             Some((a, b)) => {
-                let (mut a, b) = (one(a)?, one(b)?);
+                let (mut a, b) = (parse_one(a)?, parse_one(b)?);
                 if a > b {
                     return Err(format!("size range '{part}' runs backwards"));
                 }
@@ -42,7 +43,7 @@ pub fn parse(s: &str) -> Result<Vec<u64>, String> {
                     a *= 2;
                 }
             }
-            None => out.push(one(part)?),
+            None => out.push(parse_one(part)?),
         }
     }
     if out.is_empty() {

@@ -112,7 +112,7 @@ fn icb_over_a_pty_runs_every_pattern_against_the_c_responder() {
     all_ok(&v, "bulk", "icb", 2);
     let blocks: Vec<_> = rows(&v, "bulk").iter().map(|r| r["blocks"].as_u64().unwrap()).collect();
     assert_eq!(blocks, [1, 3]);
-    assert_eq!(rows(&v, "bulk")[1]["transfer_bytes"], 1536);
+    assert_eq!(rows(&v, "bulk")[1]["total_bytes"], 1536);
 }
 
 #[test]

@@ -427,6 +427,8 @@ impl Icb {
             raw_ns: None,
             window: Some(self.caps.rx_slots.max(1)),
             counters,
+            channels: None,
+            adaptive: None,
         })
     }
 

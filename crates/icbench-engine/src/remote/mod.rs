@@ -80,5 +80,7 @@ pub(crate) fn sampled(
         raw_ns: budget.raw.then_some(raw),
         window: None,
         counters,
+        channels: None,
+        adaptive: None,
     })
 }

@@ -191,6 +191,8 @@ fn measure_thread(
         raw_ns: cfg.raw.then_some(raw),
         window: None,
         counters: Default::default(),
+        channels: None,
+        adaptive: None,
     })
 }
 

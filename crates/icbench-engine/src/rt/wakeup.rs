@@ -113,6 +113,8 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         raw_ns: cfg.raw.then_some(raw),
         window: None,
         counters: Default::default(),
+        channels: None,
+        adaptive: None,
     }))
 }
 

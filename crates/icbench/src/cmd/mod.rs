@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
+mod analyse;
 mod doctor;
 mod floor;
+mod import;
 mod links;
 mod peer;
 mod remote;
@@ -28,6 +30,11 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Runs(a) => show::runs(&a),
         Command::Show(a) => show::show(&a),
+        Command::Model(a) => analyse::model(&a),
+        Command::Compare(a) => analyse::compare(&a),
+        Command::Export(a) => analyse::export(&a),
+        Command::Import(a) => import::import(&a),
+        Command::Report(a) => analyse::report(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(&roots),
         Command::Timer(a) => timer::timer(&a),

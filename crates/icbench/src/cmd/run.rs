@@ -240,7 +240,14 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
         peer,
         fifo: a.fifo,
         timeout,
-        budget: Budget { cell_time, raw: a.raw, window: a.window },
+        budget: Budget {
+            cell_time,
+            raw: a.raw,
+            window: a.window,
+            ci_target: a.ci.as_deref().map(parse_ci).transpose()?,
+            ci_max_time: sizes::duration(&a.ci_max_time)
+                .map_err(|e| bad(format!("--ci-max-time: {e}")))?,
+        },
         fault,
         stop: &STOP,
         protocol,
@@ -262,6 +269,18 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
         );
     }
     Ok(Plan { links, cells, host_cpu, peer_cpu, online: usable.text, cfg, notes })
+}
+
+/// `--ci 2%` (or `--ci 2`: a bare number is percent too) → 0.02.
+fn parse_ci(s: &str) -> Result<f64> {
+    let t = s.trim().trim_end_matches('%').trim();
+    match t.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 => Ok(p / 100.0),
+        _ => Err(bad(format!(
+            "--ci {s}: give the target half-width of the median's 95 % CI in percent, \
+             above 0 and below 100 (e.g. --ci 2%)"
+        ))),
+    }
 }
 
 /// Places this thread, opens the store and records the run's start.

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use icbench_report::RunView;
 use icbench_report::table::RunListRow;
-use icbench_store::{RunId, Store};
+use icbench_store::{RunId, Store, StoredRun};
 
 use crate::cli::{DbArgs, ShowArgs};
 use crate::error::bad;
@@ -45,35 +46,55 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Resolves a run argument (`latest` or a number) to a run id.
+pub(crate) fn resolve_run(store: &Store, db: &std::path::Path, run: &str) -> Result<RunId> {
+    if run == "latest" {
+        store.latest_run_id()?.ok_or_else(|| {
+            bad(format!("{} holds no runs yet: `icbench run` measures one", db.display()))
+        })
+    } else {
+        run.parse::<RunId>().map_err(|_| {
+            bad(format!(
+                "'{run}' is not a run: give a run number or `latest` (`icbench runs` lists them)"
+            ))
+        })
+    }
+}
+
+/// Loads a run (`latest` or a number) and builds its view.
+pub(crate) fn load_view(
+    store: &Store,
+    db: &std::path::Path,
+    run: &str,
+) -> Result<(StoredRun, RunView)> {
+    let id = resolve_run(store, db, run)?;
+    let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
+    let view = icbench_report::build(run.id.0, &run.meta, &run.cells).with_source(
+        run.source.to_string(),
+        run.provenance.clone(),
+        run.warnings.clone(),
+    );
+    Ok((run, view))
+}
+
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     let store = open_store(&a.db.db)?;
-    let id = if a.run == "latest" {
-        store.latest_run_id()?.ok_or_else(|| {
-            bad(format!("{} holds no runs yet: `icbench run` measures one", a.db.db.display()))
-        })?
-    } else {
-        a.run.parse::<RunId>().map_err(|_| {
-            bad(format!(
-                "'{}' is not a run: give a run number or `latest` (`icbench runs` lists them)",
-                a.run
-            ))
-        })?
-    };
-    let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
-    if icbench_report::rt::is_rt(&run.cells) {
+    let (run, view) = load_view(&store, &a.db.db, &a.run)?;
+    // A measured realtime run prints as rt-tests do; an imported one (e.g.
+    // cyclictest's JSON) keeps the run view with its provenance and
+    // warnings, and `--stats` always shows the full per-cell statistics.
+    if icbench_report::rt::is_rt(&run.cells) && !view.is_imported() && !a.stats {
         let mut out = std::io::stdout().lock();
         crate::cmd::rt::print(&mut out, run.id.0, &run.meta, &run.cells, a.db.json, 1000)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let view = icbench_report::build(run.id.0, &run.meta, &run.cells);
     let mut out = std::io::stdout().lock();
     if a.db.json {
         icbench_report::json::run(&view, &mut out)?;
+    } else if a.stats {
+        icbench_report::table::run_stats(&view, &mut out).context("writing the tables")?;
     } else {
         icbench_report::table::run(&view, &mut out).context("writing the tables")?;
-        for w in &run.warnings {
-            writeln!(out, "warning: {w}")?;
-        }
     }
     Ok(ExitCode::SUCCESS)
 }

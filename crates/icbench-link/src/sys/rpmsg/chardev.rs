@@ -499,7 +499,7 @@ mod tests {
             tx.send((rustix::thread::gettid().as_raw_nonzero().get(), unsafe {
                 libc::pthread_self()
             } as usize))
-            .unwrap();
+                .unwrap();
             let r = l.send(&msg);
             (l, r)
         });

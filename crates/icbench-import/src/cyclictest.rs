@@ -1,0 +1,142 @@
+//! cyclictest (rt-tests; shared/references 004 used it) results: the
+//! `--json` file and the histogram text of `-h`/`--histfile`
+//! (research/linux-ipc-rt-anchors.md §1.2). Each thread becomes a `timer`
+//! cell; bucket keys are µs (ns when `resolution_in_ns` is 1).
+//!
+//! Flagged: samples beyond the histogram's range (overflows: they are not in
+//! the percentiles, and the tool's max is larger than the histogram's), and
+//! histogram counts that disagree with the thread's cycle count.
+
+use icbench_model::Pattern;
+use serde_json::Value;
+
+use crate::{ImportError, Imported, Options, hist_cell, num};
+
+fn link(opts: &Options, thread: &str, cpu: Option<i64>) -> String {
+    let base = opts.link.clone().unwrap_or_else(|| "cyclictest".to_string());
+    match cpu {
+        Some(c) => format!("{base} thread {thread} (CPU {c})"),
+        None => format!("{base} thread {thread}"),
+    }
+}
+
+/// A bucket index (µs or ns) as ns, at the bucket's middle for µs.
+fn bucket_ns(index: u64, ns_resolution: bool) -> u64 {
+    if ns_resolution { index } else { index * 1000 + 500 }
+}
+
+pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| ImportError::Input(format!("not JSON: {e}")))?;
+    let mut imp = Imported::default();
+    // rt-tests writes "cmdline:" and "rt_test_version:" with the colon in the key.
+    for key in ["cmdline:", "cmdline"] {
+        if let Some(c) = v.get(key).and_then(Value::as_str) {
+            imp.notes.push(format!("command line: {c}"));
+        }
+    }
+    for key in ["rt_test_version:", "rt_test_version"] {
+        if let Some(c) = v.get(key).and_then(Value::as_str) {
+            imp.notes.push(format!("rt-tests {c}"));
+        }
+    }
+    if let Some(sys) = v.get("sysinfo") {
+        imp.hostname = sys.get("nodename").and_then(Value::as_str).map(String::from);
+        imp.kernel_release = sys.get("release").and_then(Value::as_str).map(String::from);
+        if let Some(rt) = sys.get("realtime").and_then(Value::as_i64) {
+            imp.notes.push(format!("/sys/kernel/realtime = {rt}"));
+        }
+    }
+    let ns = v.get("resolution_in_ns").and_then(Value::as_i64) == Some(1);
+    let threads = v.get("thread").and_then(Value::as_object).ok_or_else(|| {
+        ImportError::Input("no \"thread\" object: not cyclictest --json output".into())
+    })?;
+    for (id, t) in threads {
+        let mut buckets = Vec::new();
+        if let Some(h) = t.get("histogram").and_then(Value::as_object) {
+            for (k, c) in h {
+                let idx: u64 = num(k, 0, "histogram bucket")?;
+                let count = c.as_u64().ok_or_else(|| {
+                    ImportError::Input(format!("thread {id}: bucket {k} count is not a number"))
+                })?;
+                buckets.push((bucket_ns(idx, ns), count));
+            }
+        }
+        let counted: u64 = buckets.iter().map(|b| b.1).sum();
+        let cycles = t.get("cycles").and_then(Value::as_u64);
+        let max = t.get("max").and_then(Value::as_u64);
+        let l = link(opts, id, t.get("cpu").and_then(Value::as_i64));
+        if let Some(c) = cycles
+            && c != counted
+        {
+            imp.warnings.push(format!(
+                "{l}: {c} cycles but {counted} in the histogram: {} samples beyond its range are \
+                 missing from the percentiles{}",
+                c.saturating_sub(counted),
+                max.map(|m| format!(" (the tool's max is {m} {})", if ns { "ns" } else { "µs" }))
+                    .unwrap_or_default()
+            ));
+        }
+        if buckets.is_empty() {
+            imp.warnings.push(format!("{l}: no histogram (run cyclictest with -h): no statistics"));
+            continue;
+        }
+        imp.cells.push(hist_cell(&l, Pattern::Timer, 0, &buckets));
+    }
+    imp.notes.push(format!(
+        "cyclictest wake-up latency in whole {} bins, each value at its bin's middle",
+        if ns { "ns" } else { "µs" }
+    ));
+    Ok(imp)
+}
+
+pub fn parse_hist(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let mut imp = Imported::default();
+    let mut columns: Vec<Vec<(u64, u64)>> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let no = i + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix('#') {
+            let rest = rest.trim();
+            if let Some(o) = rest.strip_prefix("Histogram Overflows:") {
+                for (th, n) in o.split_whitespace().enumerate() {
+                    let n: u64 = num(n, no, "overflow count")?;
+                    if n > 0 {
+                        imp.warnings.push(format!(
+                            "thread {th}: {n} samples overflowed the histogram: they are missing \
+                             from the percentiles, and the real max is larger"
+                        ));
+                    }
+                }
+            } else if let Some(m) = rest.strip_prefix("Max Latencies:") {
+                imp.notes.push(format!("cyclictest max latencies (µs): {}", m.trim()));
+            }
+            continue;
+        }
+        let mut it = t.split_whitespace();
+        let idx: u64 = num(it.next().unwrap_or(""), no, "bucket")?;
+        for (th, c) in it.enumerate() {
+            let c: u64 = num(c, no, "count")?;
+            if columns.len() <= th {
+                columns.resize_with(th + 1, Vec::new);
+            }
+            if c > 0 {
+                columns[th].push((bucket_ns(idx, false), c));
+            }
+        }
+    }
+    for (th, b) in columns.iter().enumerate() {
+        if !b.is_empty() {
+            imp.cells.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b));
+        }
+    }
+    imp.notes.push(
+        "cyclictest histogram text: whole-µs bins, each value at its bin's middle; with -H the \
+         last column is the total over all threads"
+            .to_string(),
+    );
+    Ok(imp)
+}

@@ -1,0 +1,237 @@
+//! Importers: other tools' results as icbench cells, so `model`, `compare`
+//! and `report` work on them — and sanity checks that flag what cannot be
+//! true, as warnings stored with the imported run.
+//!
+//! Each format has a module with one `parse` function: text in, an
+//! [`Imported`] out. Nothing here touches the store or prints; the `import`
+//! command stores the result as a run with source `imported:<format>` and
+//! its provenance. An import never pretends to be a measurement: a one-shot
+//! value (a seed log line) becomes a cell with one sample, and its
+//! statistics say there is no interval.
+//!
+//! Formats (shared/references 000, 001, 003, 004 and research notes):
+//! [`seed`] (dimtass tty and netlink client logs, and the posts' tables),
+//! [`xmitp`] (ADI rpmsg-xmit-p output), [`ti`] (TI rpmsg_char_benchmark
+//! `histogram.txt`), [`cyclictest`] (`--json` and histogram text), [`plain`]
+//! (CSV).
+
+pub mod cyclictest;
+pub mod plain;
+pub mod seed;
+pub mod ti;
+pub mod xmitp;
+
+use icbench_model::{
+    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern,
+};
+
+/// The formats `icbench import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    SeedTty,
+    SeedNetlink,
+    SeedTable,
+    XmitP,
+    TiHistogram,
+    CyclictestJson,
+    CyclictestHist,
+    Csv,
+}
+
+impl Format {
+    pub const ALL: [Format; 8] = [
+        Format::SeedTty,
+        Format::SeedNetlink,
+        Format::SeedTable,
+        Format::XmitP,
+        Format::TiHistogram,
+        Format::CyclictestJson,
+        Format::CyclictestHist,
+        Format::Csv,
+    ];
+
+    /// The name on the command line and in the run's source.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::SeedTty => "seed-tty",
+            Format::SeedNetlink => "seed-netlink",
+            Format::SeedTable => "seed-table",
+            Format::XmitP => "xmit-p",
+            Format::TiHistogram => "ti-histogram",
+            Format::CyclictestJson => "cyclictest-json",
+            Format::CyclictestHist => "cyclictest-hist",
+            Format::Csv => "csv",
+        }
+    }
+
+    pub fn parse_name(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+/// What the caller knows that the file does not say.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The link to file the cells under; each format has a default.
+    pub link: Option<String>,
+    /// Message size in bytes, for formats whose output does not carry it
+    /// (xmit-p's `-s`, rpmsg_char_benchmark's `-m`).
+    pub size_bytes: Option<u64>,
+}
+
+/// The result of parsing a file.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    pub cells: Vec<CellResult>,
+    /// Sanity warnings: what cannot be true or is ambiguous in the input.
+    pub warnings: Vec<String>,
+    /// Facts about the source (machine, tool version, command line), for
+    /// the run's notes.
+    pub notes: Vec<String>,
+    /// Host name, when the file records one.
+    pub hostname: Option<String>,
+    /// Kernel release, when the file records one.
+    pub kernel_release: Option<String>,
+}
+
+/// A file that cannot be read as the format says.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    #[error("line {line}: {msg}")]
+    Line { line: usize, msg: String },
+    #[error("{0}")]
+    Input(String),
+}
+
+/// Parses `text` as `format`.
+pub fn parse(format: Format, text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let mut imp = match format {
+        Format::SeedTty => seed::parse_log(text, opts, seed::Client::Tty),
+        Format::SeedNetlink => seed::parse_log(text, opts, seed::Client::Netlink),
+        Format::SeedTable => seed::parse_table(text, opts),
+        Format::XmitP => xmitp::parse(text, opts),
+        Format::TiHistogram => ti::parse(text, opts),
+        Format::CyclictestJson => cyclictest::parse_json(text, opts),
+        Format::CyclictestHist => cyclictest::parse_hist(text, opts),
+        Format::Csv => plain::parse(text, opts),
+    }?;
+    if imp.cells.is_empty() {
+        return Err(ImportError::Input(format!("no {} results found in the file", format.name())));
+    }
+    rate_sanity(&mut imp);
+    Ok(imp)
+}
+
+/// Above this, no inter-core link's payload rate can be true (100 GB/s:
+/// more than a DDR channel of the boards this tool targets, and than
+/// memcpy on the hosts).
+pub const MAX_PLAUSIBLE_BYTES_PER_S: f64 = 1e11;
+
+/// Flags rates that no link can reach.
+fn rate_sanity(imp: &mut Imported) {
+    for c in &imp.cells {
+        if let CellOutcome::Measured(d) = &c.outcome {
+            let r = d.bytes_per_s();
+            if r > MAX_PLAUSIBLE_BYTES_PER_S {
+                imp.warnings.push(format!(
+                    "{} {} {} B: {:.0} B/s cannot be true (above {:.0e} B/s, faster than memory); \
+                     the tool's time measurement must have failed",
+                    c.key.link, c.key.pattern, c.key.size_bytes, r, MAX_PLAUSIBLE_BYTES_PER_S
+                ));
+            }
+        }
+    }
+}
+
+/// A cell of `samples` single values (ns), each a sample of its own, kept
+/// raw and in a histogram.
+pub(crate) fn sample_cell(
+    link: &str,
+    pattern: Pattern,
+    size_bytes: u64,
+    samples: &[u64],
+    bytes_per_sample: u64,
+    blocks: Option<u32>,
+) -> CellResult {
+    let mut h = LatencyHistogram::new();
+    samples.iter().for_each(|&v| h.record(v));
+    CellResult {
+        key: CellKey { blocks, ..CellKey::new(link, pattern, size_bytes) },
+        outcome: CellOutcome::Measured(CellData {
+            messages: samples.len() as u64,
+            bytes: bytes_per_sample * samples.len() as u64,
+            elapsed_ns: samples.iter().sum(),
+            warmup_messages: 0,
+            latency: Some(h),
+            raw_ns: Some(samples.to_vec()),
+            window: None,
+            counters: LinkCounters::default(),
+            channels: None,
+            adaptive: None,
+        }),
+    }
+}
+
+/// A cell with a rate only: `bytes` moved in `elapsed_ns` by `channels`.
+pub(crate) fn rate_cell(
+    link: &str,
+    size_bytes: u64,
+    bytes: u64,
+    elapsed_ns: u64,
+    channels: u32,
+) -> CellResult {
+    CellResult {
+        key: CellKey::new(link, Pattern::PingPong, size_bytes),
+        outcome: CellOutcome::Measured(CellData {
+            messages: bytes / size_bytes.max(1),
+            bytes,
+            elapsed_ns,
+            warmup_messages: 0,
+            latency: None,
+            raw_ns: None,
+            window: None,
+            counters: LinkCounters::default(),
+            channels: Some(channels),
+            adaptive: None,
+        }),
+    }
+}
+
+/// A cell from a histogram of (ns, count) buckets.
+pub(crate) fn hist_cell(
+    link: &str,
+    pattern: Pattern,
+    size_bytes: u64,
+    buckets: &[(u64, u64)],
+) -> CellResult {
+    let mut h = LatencyHistogram::new();
+    buckets.iter().for_each(|&(v, n)| h.record_n(v, n));
+    let messages: u64 = buckets.iter().map(|b| b.1).sum();
+    CellResult {
+        key: CellKey::new(link, pattern, size_bytes),
+        outcome: CellOutcome::Measured(CellData {
+            messages,
+            bytes: messages * size_bytes,
+            elapsed_ns: buckets.iter().map(|&(v, n)| v * n).sum(),
+            warmup_messages: 0,
+            latency: Some(h),
+            raw_ns: None,
+            window: None,
+            counters: LinkCounters::default(),
+            channels: None,
+            adaptive: None,
+        }),
+    }
+}
+
+/// A number in a log, with its line for the error.
+pub(crate) fn num<T: std::str::FromStr>(
+    s: &str,
+    line: usize,
+    what: &str,
+) -> Result<T, ImportError> {
+    s.trim().parse().map_err(|_| ImportError::Line {
+        line,
+        msg: format!("{what} '{}' is not a number", s.trim()),
+    })
+}

@@ -1,0 +1,162 @@
+//! Plain CSV with a header. Columns, by name:
+//!
+//! - `size_bytes` (required): message (or block) size;
+//! - `time_ns` or `bytes_per_s` (one of them): a sample's time, or a rate;
+//! - optional: `link`, `pattern` (pingpong or bulk, default pingpong),
+//!   `channels`, `blocks`, `transfer_bytes` (bytes each channel moved, for
+//!   a rate), `avg_ch_bytes_per_s` (a per-channel average printed beside a
+//!   total, as in ADI's tables).
+//!
+//! Rows with a time are samples: rows of the same link, pattern and size
+//! form one cell. Rows with a rate are cells of their own. Flagged: a total
+//! that is not channels × the per-channel average (rates over different
+//! windows added up), and a rate far above the others of its size.
+
+use std::collections::HashMap;
+
+use icbench_model::Pattern;
+
+use crate::{ImportError, Imported, Options, num, rate_cell, sample_cell};
+
+pub const DEFAULT_LINK: &str = "imported";
+
+/// A rate more than this many times the median of its peers is flagged.
+pub const OUTLIER_FACTOR: f64 = 100.0;
+
+/// (link, pattern, size_bytes, blocks) of a sample row.
+type SampleKey = (String, Pattern, u64, Option<u32>);
+
+struct RateRow {
+    line: usize,
+    link: String,
+    size: u64,
+    channels: u32,
+    rate: f64,
+    transfer: Option<u64>,
+}
+
+pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let headers =
+        rdr.headers().map_err(|e| ImportError::Input(format!("CSV header: {e}")))?.clone();
+    let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
+    let size_col = col("size_bytes").ok_or_else(|| {
+        ImportError::Input("CSV needs a size_bytes column (and time_ns or bytes_per_s)".into())
+    })?;
+    let (time_col, rate_col) = (col("time_ns"), col("bytes_per_s"));
+    if time_col.is_none() && rate_col.is_none() {
+        return Err(ImportError::Input("CSV needs a time_ns or a bytes_per_s column".into()));
+    }
+    let default_link = opts.link.clone().unwrap_or_else(|| DEFAULT_LINK.to_string());
+    let mut imp = Imported::default();
+    let mut samples: Vec<(SampleKey, Vec<u64>)> = Vec::new();
+    let mut rates: Vec<RateRow> = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let line = i + 2;
+        let rec = rec.map_err(|e| ImportError::Line { line, msg: e.to_string() })?;
+        let get = |c: Option<usize>| c.and_then(|c| rec.get(c)).filter(|s| !s.is_empty());
+        let size: u64 = num(get(Some(size_col)).unwrap_or(""), line, "size_bytes")?;
+        let link = get(col("link")).map_or(default_link.clone(), String::from);
+        let pattern = match get(col("pattern")) {
+            None | Some("pingpong") => Pattern::PingPong,
+            Some("bulk") => Pattern::Bulk,
+            Some(p) => {
+                return Err(ImportError::Line {
+                    line,
+                    msg: format!("pattern '{p}': use pingpong or bulk"),
+                });
+            }
+        };
+        let channels: u32 =
+            get(col("channels")).map(|c| num(c, line, "channels")).transpose()?.unwrap_or(1);
+        let blocks: Option<u32> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
+        if let Some(t) = get(time_col) {
+            let t: f64 = num(t, line, "time_ns")?;
+            if t.is_nan() || t <= 0.0 {
+                return Err(ImportError::Line {
+                    line,
+                    msg: format!("time_ns {t} is not positive"),
+                });
+            }
+            let key = (link, pattern, size, blocks);
+            match samples.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(t.round() as u64),
+                None => samples.push((key, vec![t.round() as u64])),
+            }
+        } else if let Some(r) = get(rate_col) {
+            let rate: f64 = num(r, line, "bytes_per_s")?;
+            if rate.is_nan() || rate <= 0.0 {
+                return Err(ImportError::Line {
+                    line,
+                    msg: format!("bytes_per_s {rate} is not positive"),
+                });
+            }
+            let transfer =
+                get(col("transfer_bytes")).map(|c| num(c, line, "transfer_bytes")).transpose()?;
+            if let Some(avg) = get(col("avg_ch_bytes_per_s")) {
+                let avg: f64 = num(avg, line, "avg_ch_bytes_per_s")?;
+                let expect = avg * f64::from(channels);
+                if (rate - expect).abs() > 0.05 * rate.max(expect) {
+                    imp.warnings.push(format!(
+                        "line {line}: {link} {size} B × {channels} channels: the total {rate:.0} B/s \
+                         is not channels × the per-channel average ({channels} × {avg:.0} = \
+                         {expect:.0} B/s): the total adds rates measured over different time \
+                         windows, or one of them is broken"
+                    ));
+                }
+            }
+            rates.push(RateRow { line, link, size, channels, rate, transfer });
+        }
+    }
+    for ((link, pattern, size, blocks), v) in samples {
+        let per = size * u64::from(blocks.unwrap_or(1));
+        imp.cells.push(sample_cell(&link, pattern, size, &v, per, blocks));
+    }
+    flag_rate_outliers(&rates, &mut imp.warnings);
+    for r in &rates {
+        // Bytes moved: per channel × channels, or one second's worth.
+        let bytes = r.transfer.map_or(r.rate.round() as u64, |t| t * u64::from(r.channels));
+        let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0) as u64;
+        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed, r.channels));
+    }
+    if !rates.is_empty() {
+        imp.notes.push(
+            "rates from a CSV: one value per cell, no per-message times; where transfer_bytes is \
+             missing the window is taken as 1 s"
+                .to_string(),
+        );
+    }
+    Ok(imp)
+}
+
+fn flag_rate_outliers(rows: &[RateRow], warnings: &mut Vec<String>) {
+    let mut groups: HashMap<(&str, u64, u32), Vec<f64>> = HashMap::new();
+    for r in rows {
+        groups.entry((&r.link, r.size, r.channels)).or_default().push(r.rate);
+    }
+    for r in rows {
+        let peers: Vec<f64> = groups[&(r.link.as_str(), r.size, r.channels)]
+            .iter()
+            .copied()
+            .filter(|&x| x != r.rate)
+            .collect();
+        if peers.len() < 2 {
+            continue;
+        }
+        let mut p = peers.clone();
+        p.sort_by(f64::total_cmp);
+        let median = p[p.len() / 2];
+        if r.rate > OUTLIER_FACTOR * median {
+            warnings.push(format!(
+                "line {}: {} {} B × {} channels: {:.0} B/s is {:.0}× the median of the other rows \
+                 of that size ({median:.0} B/s): not a plausible measurement",
+                r.line,
+                r.link,
+                r.size,
+                r.channels,
+                r.rate,
+                r.rate / median
+            ));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Importers on the logs and tables quoted in shared/references (see
+//! testdata/import/README.md for where each file comes from).
+
+use icbench_import::{Format, Imported, Options, parse};
+use icbench_model::{CellData, CellOutcome, Pattern};
+
+fn file(name: &str) -> String {
+    let p = format!("{}/../../testdata/import/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn import(name: &str, f: Format, opts: &Options) -> Imported {
+    parse(f, &file(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn data(imp: &Imported, i: usize) -> &CellData {
+    match &imp.cells[i].outcome {
+        CellOutcome::Measured(d) => d,
+        o => panic!("cell {i} is {}", o.status_str()),
+    }
+}
+
+fn has_warning(imp: &Imported, needle: &str) -> bool {
+    imp.warnings.iter().any(|w| w.contains(needle))
+}
+
+#[test]
+fn seed_000_tty_log_gives_eleven_one_sample_bulk_cells() {
+    let imp = import("seed-000-tty.log", Format::SeedTty, &Options::default());
+    assert_eq!(imp.cells.len(), 11);
+    let first = &imp.cells[0];
+    assert_eq!(
+        (first.key.link.as_str(), first.key.pattern, first.key.size_bytes),
+        ("tty:/dev/ttyRPMSG0", Pattern::Bulk, 512)
+    );
+    let d = data(&imp, 0);
+    assert_eq!(first.key.blocks, Some(1));
+    assert_eq!((d.messages, d.bytes, d.elapsed_ns), (1, 512, 11_970_765));
+    assert_eq!(d.raw_ns.as_deref(), Some(&[11_970_765u64][..]));
+    // b: 1024, n:5, nsec: 53327292, bytes sent: 5120
+    let d = data(&imp, 7);
+    assert_eq!(
+        (imp.cells[7].key.size_bytes, imp.cells[7].key.blocks, d.bytes, d.elapsed_ns),
+        (1024, Some(5), 5120, 53_327_292)
+    );
+    // The last: 4096 B in 37.649 ms = 106 KB/s, as the post says.
+    let d = data(&imp, 10);
+    assert!((d.bytes_per_s() - 108_794.4).abs() < 0.1, "{}", d.bytes_per_s());
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    assert!(imp.notes.iter().any(|n| n.contains("one sample")));
+}
+
+#[test]
+fn seed_001_netlink_log_flags_the_broken_bytes_sent_counter() {
+    let imp = import("seed-001-netlink.log", Format::SeedNetlink, &Options::default());
+    assert_eq!(imp.cells.len(), 7);
+    let sizes: Vec<u64> = imp.cells.iter().map(|c| c.key.size_bytes).collect();
+    assert_eq!(sizes, [512, 1024, 2048, 4096, 8192, 16384, 32768]);
+    let d = data(&imp, 6);
+    assert_eq!((d.bytes, d.elapsed_ns), (32768, 162_541_198));
+    assert!(has_warning(&imp, "7 of 7 lines report 'bytes sent'"), "{:?}", imp.warnings);
+    // 32 KiB in 162.54 ms: the post's 201.6 KB/s.
+    assert!((d.bytes_per_s() / 1024.0 - 196.9).abs() < 0.1);
+}
+
+#[test]
+fn seed_tables_match_the_logs_to_their_rounding() {
+    let log = import("seed-000-tty.log", Format::SeedTty, &Options::default());
+    let table = import("seed-000-table.txt", Format::SeedTable, &Options::default());
+    assert_eq!(table.cells.len(), 11);
+    for (i, c) in table.cells.iter().enumerate() {
+        assert_eq!(c.key, log.cells[i].key);
+        let (t, l) = (data(&table, i), data(&log, i));
+        assert_eq!(c.key.blocks, log.cells[i].key.blocks);
+        // Two decimals of ms: within 5 µs (the post truncates 53.327 to 53.32).
+        assert!((t.elapsed_ns as i64 - l.elapsed_ns as i64).abs() <= 10_000, "{i}");
+    }
+    let net = import("seed-001-table.txt", Format::SeedTable, &Options::default());
+    assert_eq!(net.cells.len(), 7);
+    assert_eq!(data(&net, 6).elapsed_ns, 162_540_000);
+}
+
+#[test]
+fn the_comparison_table_reads_its_negative_diff_and_skips_ambiguous_rows() {
+    let imp = import("seed-001-compare.txt", Format::SeedTable, &Options::default());
+    let tty: Vec<_> = imp.cells.iter().filter(|c| c.key.link.starts_with("tty")).collect();
+    let net: Vec<_> = imp.cells.iter().filter(|c| c.key.link == "rpmsg-netlink").collect();
+    assert_eq!((tty.len(), net.len()), (4, 4));
+    // "4096 37.64 31.33 – 6.31": the diff checks out, so no diff warning.
+    assert!(!has_warning(&imp, "is not Netlink − TTY"), "{:?}", imp.warnings);
+    assert_eq!(imp.warnings.iter().filter(|w| w.contains("ambiguous")).count(), 3);
+    // A wrong diff is caught.
+    let bad = "# of bytes TTY (msec) Netlink (msec) diff (msec)\n512 11.97 21.38 9.99\n";
+    let imp = parse(Format::SeedTable, bad, &Options::default()).unwrap();
+    assert!(has_warning(&imp, "diff 9.99 ms is not Netlink − TTY = 9.41 ms"), "{:?}", imp.warnings);
+}
+
+#[test]
+fn xmit_p_single_channel_reproduces_the_published_rate() {
+    let opts = Options { size_bytes: Some(496), ..Options::default() };
+    let imp = import("xmit-p-1ch-496B.txt", Format::XmitP, &opts);
+    assert_eq!(imp.cells.len(), 1);
+    let d = data(&imp, 0);
+    assert_eq!((d.channels, d.bytes), (Some(1), 10_000_000));
+    assert!((d.bytes_per_s() - 5_402_480.0).abs() < 1.0, "{}", d.bytes_per_s());
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    // Without --size the output cannot be read.
+    let e = parse(Format::XmitP, &file("xmit-p-1ch-496B.txt"), &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("--size"), "{e}");
+}
+
+#[test]
+fn xmit_p_32_channels_flags_the_impossible_thread_and_the_summed_total() {
+    let opts = Options { size_bytes: Some(256), ..Options::default() };
+    let imp = import("xmit-p-32ch-256B.txt", Format::XmitP, &opts);
+    let d = data(&imp, 0);
+    assert_eq!(d.channels, Some(32));
+    // The stored rate is Σ bytes over the longest window: near 32 × 87138,
+    // not 2.5e13.
+    assert!(d.bytes_per_s() < 32.0 * 90_000.0, "{}", d.bytes_per_s());
+    assert!(has_warning(&imp, "Thread-17 claims"), "{:?}", imp.warnings);
+    assert!(has_warning(&imp, "cannot be true"), "{:?}", imp.warnings);
+    assert!(has_warning(&imp, "measured over different windows"), "{:?}", imp.warnings);
+    assert!(has_warning(&imp, "without zero padding"), "{:?}", imp.warnings);
+}
+
+#[test]
+fn the_adi_32_channel_table_flags_25052788426826() {
+    let imp = import("adi-32ch-table.csv", Format::Csv, &Options::default());
+    assert_eq!(imp.cells.len(), 23);
+    let w: Vec<&String> = imp.warnings.iter().filter(|w| w.contains("25052788426826")).collect();
+    // Three reasons: above any plausible rate, not channels × average, and
+    // far above the other rows of its size.
+    assert!(w.iter().any(|w| w.contains("not channels × the per-channel average")), "{w:?}");
+    assert!(w.iter().any(|w| w.contains("median of the other rows")), "{w:?}");
+    assert!(has_warning(&imp, "cannot be true"), "{:?}", imp.warnings);
+    // Consistent rows are not flagged: 64 B × 100 is 32 × 424507 within 0.1 %.
+    assert!(!imp.warnings.iter().any(|w| w.contains("line 11:")), "{:?}", imp.warnings);
+}
+
+#[test]
+fn ti_histogram_keeps_every_round_trip() {
+    let opts = Options { size_bytes: Some(1), ..Options::default() };
+    let imp = import("ti-histogram.txt", Format::TiHistogram, &opts);
+    let d = data(&imp, 0);
+    let h = d.latency.as_ref().unwrap();
+    assert_eq!(h.len(), 100_000);
+    assert_eq!(d.messages, 100_000);
+    // The worst bin, 194 µs, read at its middle.
+    assert!((h.max_ns() as f64 - 194_500.0).abs() < 200.0, "{}", h.max_ns());
+    let neg = "-3 , 2\n5 , 10\n";
+    let imp = parse(Format::TiHistogram, neg, &opts).unwrap();
+    assert!(has_warning(&imp, "negative latency"), "{:?}", imp.warnings);
+}
+
+#[test]
+fn cyclictest_json_and_text_agree_and_flag_overflows() {
+    let j = import("cyclictest.json", Format::CyclictestJson, &Options::default());
+    let t = import("cyclictest-hist.txt", Format::CyclictestHist, &Options::default());
+    assert_eq!((j.cells.len(), t.cells.len()), (2, 2));
+    assert_eq!(j.cells[0].key.pattern, Pattern::Timer);
+    assert_eq!(j.cells[0].key.link, "cyclictest thread 0 (CPU 0)");
+    assert_eq!(j.hostname.as_deref(), Some("phycore-mpc5200b"));
+    for i in 0..2 {
+        let (a, b) = (data(&j, i).latency.as_ref().unwrap(), data(&t, i).latency.as_ref().unwrap());
+        assert!(a.inner() == b.inner(), "thread {i}: histograms differ");
+    }
+    assert_eq!(data(&j, 0).messages, 100_000);
+    assert!(has_warning(&j, "2 samples beyond its range"), "{:?}", j.warnings);
+    assert!(has_warning(&t, "thread 1: 2 samples overflowed"), "{:?}", t.warnings);
+    assert!(!has_warning(&j, "thread 0"), "{:?}", j.warnings);
+}
+
+#[test]
+fn bad_input_names_the_line() {
+    let e = parse(
+        Format::SeedTty,
+        "- 1 INFO: -> b: x, n:1, nsec: 5, bytes sent: 1",
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "line 1: b 'x' is not a number");
+    let e = parse(Format::SeedTty, "nothing here", &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("no seed-tty results"), "{e}");
+    let e = parse(Format::Csv, "size_bytes,foo\n1,2\n", &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("time_ns or a bytes_per_s"), "{e}");
+}

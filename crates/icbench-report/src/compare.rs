@@ -1,0 +1,256 @@
+//! The view of `icbench compare`: the same cells of two or more runs (or of
+//! two links in one run) side by side: medians, difference, the ratio with
+//! its 95 % CI, and whether the difference is significant.
+//!
+//! Tests (icbench-stats): the Mann–Whitney U test on the two HDR histograms
+//! (every measured latency cell keeps one, so this works for any two runs,
+//! also across machines), plus Welch's t on the raw samples when both cells
+//! kept them. The ratio of medians gets a percentile-bootstrap CI from raw
+//! samples (seeded, [`BOOTSTRAP_SEED`]) when both have at most
+//! [`BOOTSTRAP_MAX_SAMPLES`] of them, else the histogram approximation.
+//! A cell with a single value (a seed log line) gets no test: the row says so.
+//! Cells that only have a rate (stream, goodput imports) are compared on
+//! bytes/s, one value each, without a test.
+
+use icbench_model::{CellData, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern};
+use icbench_stats::{
+    BOOTSTRAP_GENERATOR, Summary, mann_whitney_u_hist, ratio_of_medians_ci95,
+    ratio_of_medians_ci95_hist, welch_t_test,
+};
+use serde::Serialize;
+
+/// Seed of the bootstrap ratio CI, recorded in the output.
+pub const BOOTSTRAP_SEED: u64 = 0x1CB0_0003;
+/// Bootstrap resamples.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+/// Above this many raw samples on a side, the histogram CI is used.
+pub const BOOTSTRAP_MAX_SAMPLES: usize = 20_000;
+/// Significance level of the tests.
+pub const ALPHA: f64 = 0.05;
+
+/// One run (or link) taking part.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    /// `A`, `B`, … in the order given.
+    pub label: String,
+    pub run_id: i64,
+    pub source: String,
+    pub hostname: String,
+    pub cpu_model: String,
+    /// The link, when comparing links within one run.
+    pub link: Option<String>,
+}
+
+/// One compared cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareRow {
+    pub link: String,
+    pub pattern: &'static str,
+    pub size_bytes: u64,
+    pub channels: Option<u32>,
+    /// Bulk: blocks of `size_bytes` per transfer.
+    pub blocks: Option<u32>,
+    /// Labels of the baseline and of the side compared with it.
+    pub baseline: String,
+    pub other: String,
+    /// `p50_ns` (latency cells) or `bytes_per_s` (rate-only cells).
+    pub metric: &'static str,
+    pub baseline_value: f64,
+    pub other_value: f64,
+    pub baseline_count: u64,
+    pub other_count: u64,
+    /// `other − baseline`, in the metric's unit.
+    pub difference: f64,
+    /// `other ÷ baseline`.
+    pub ratio: f64,
+    pub ratio_ci95_lo: Option<f64>,
+    pub ratio_ci95_hi: Option<f64>,
+    /// How the ratio CI was computed.
+    pub ratio_ci_method: Option<String>,
+    /// Mann–Whitney U on the histograms: two-sided p.
+    pub mann_whitney_p: Option<f64>,
+    /// Welch's t on the raw samples: two-sided p.
+    pub welch_p: Option<f64>,
+    /// `true`/`false` at α = 0.05 by the first available test; `None` when
+    /// no test is possible.
+    pub significant: Option<bool>,
+    pub note: Option<String>,
+}
+
+/// `icbench compare`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareView {
+    pub schema_version: u32,
+    pub sides: Vec<Side>,
+    pub alpha: f64,
+    pub bootstrap_seed: u64,
+    pub bootstrap_generator: &'static str,
+    pub rows: Vec<CompareRow>,
+}
+
+/// A run's cells, as given to [`build`].
+#[derive(Debug, Clone)]
+pub struct Input<'a> {
+    pub side: Side,
+    pub cells: Vec<&'a CellResult>,
+}
+
+fn measured(c: &CellResult) -> Option<&CellData> {
+    match &c.outcome {
+        CellOutcome::Measured(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Compares every side after the first with the first, cell by cell. With
+/// `by_link` the cells are matched on (pattern, size, blocks, factors) only
+/// (two links of one run), otherwise also on link, protocol and channels.
+pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
+    let mut rows = Vec::new();
+    if let Some((base, others)) = inputs.split_first() {
+        for other in others {
+            for a in &base.cells {
+                let Some(da) = measured(a) else { continue };
+                let b = other.cells.iter().find(|b| {
+                    b.key.pattern == a.key.pattern
+                        && b.key.size_bytes == a.key.size_bytes
+                        && b.key.blocks == a.key.blocks
+                        && b.key.factors == a.key.factors
+                        && (by_link
+                            || (b.key.link == a.key.link
+                                && b.key.protocol == a.key.protocol
+                                && measured(b).map(|d| d.channels) == Some(da.channels)))
+                });
+                let Some(b) = b else { continue };
+                let Some(db) = measured(b) else { continue };
+                let link = if by_link {
+                    format!("{} vs {}", a.key.link, b.key.link)
+                } else {
+                    crate::table::link_name(&a.key.link, &a.key.protocol)
+                };
+                if let Some(row) =
+                    compare_cell(link, a, da, db, &base.side.label, &other.side.label)
+                {
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    CompareView {
+        schema_version: JSON_SCHEMA_VERSION,
+        sides: inputs.iter().map(|i| i.side.clone()).collect(),
+        alpha: ALPHA,
+        bootstrap_seed: BOOTSTRAP_SEED,
+        bootstrap_generator: BOOTSTRAP_GENERATOR,
+        rows,
+    }
+}
+
+fn raw_f64(d: &CellData) -> Option<Vec<f64>> {
+    d.raw_ns.as_ref().filter(|r| !r.is_empty()).map(|r| r.iter().map(|&v| v as f64).collect())
+}
+
+fn summary(d: &CellData) -> Option<Summary> {
+    match (raw_f64(d), &d.latency) {
+        (Some(x), _) => Summary::from_samples(&x),
+        (None, Some(h)) => Summary::from_histogram(h),
+        _ => None,
+    }
+}
+
+fn compare_cell(
+    link: String,
+    a: &CellResult,
+    da: &CellData,
+    db: &CellData,
+    base: &str,
+    other: &str,
+) -> Option<CompareRow> {
+    let mut row = CompareRow {
+        link,
+        pattern: a.key.pattern.as_str(),
+        size_bytes: a.key.size_bytes,
+        channels: da.channels,
+        blocks: a.key.blocks,
+        baseline: base.to_string(),
+        other: other.to_string(),
+        metric: "p50_ns",
+        baseline_value: f64::NAN,
+        other_value: f64::NAN,
+        baseline_count: 0,
+        other_count: 0,
+        difference: f64::NAN,
+        ratio: f64::NAN,
+        ratio_ci95_lo: None,
+        ratio_ci95_hi: None,
+        ratio_ci_method: None,
+        mann_whitney_p: None,
+        welch_p: None,
+        significant: None,
+        note: None,
+    };
+    let (sa, sb) = match (summary(da), summary(db)) {
+        (Some(sa), Some(sb)) if a.key.pattern != Pattern::Stream => (sa, sb),
+        _ => {
+            // Rate only: one value per side.
+            let (va, vb) = (da.bytes_per_s(), db.bytes_per_s());
+            if !(va > 0.0 && vb > 0.0) {
+                return None;
+            }
+            row.metric = "bytes_per_s";
+            row.baseline_value = va;
+            row.other_value = vb;
+            row.baseline_count = 1;
+            row.other_count = 1;
+            row.difference = vb - va;
+            row.ratio = vb / va;
+            row.note = Some(
+                "one rate per side: no test, the difference is not shown to be significant".into(),
+            );
+            return Some(row);
+        }
+    };
+    row.baseline_value = sa.p50;
+    row.other_value = sb.p50;
+    row.baseline_count = sa.count;
+    row.other_count = sb.count;
+    row.difference = sb.p50 - sa.p50;
+    row.ratio = sb.p50 / sa.p50;
+    if sa.count < 2 || sb.count < 2 {
+        row.note = Some(format!(
+            "{} vs {} samples: no test is possible; the difference is one value against another",
+            sa.count, sb.count
+        ));
+        return Some(row);
+    }
+    let (ra, rb) = (raw_f64(da), raw_f64(db));
+    if let (Some(x), Some(y)) = (&ra, &rb) {
+        row.welch_p = welch_t_test(y, x).map(|t| t.p_two_sided);
+        if x.len() <= BOOTSTRAP_MAX_SAMPLES
+            && y.len() <= BOOTSTRAP_MAX_SAMPLES
+            && let Some(ci) = ratio_of_medians_ci95(y, x, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
+        {
+            row.ratio_ci95_lo = Some(ci.lo);
+            row.ratio_ci95_hi = Some(ci.hi);
+            row.ratio_ci_method = Some(format!(
+                "percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED:#x}"
+            ));
+        }
+    }
+    if let (Some(ha), Some(hb)) = (&da.latency, &db.latency) {
+        row.mann_whitney_p = mann_whitney_u_hist(hb, ha).map(|m| m.p_two_sided);
+        if row.ratio_ci95_lo.is_none()
+            && let Some(ci) = ratio_of_medians_ci95_hist(hb, ha)
+        {
+            row.ratio_ci95_lo = Some(ci.lo);
+            row.ratio_ci95_hi = Some(ci.hi);
+            row.ratio_ci_method =
+                Some("log-scale approximation from the medians' order-statistic CIs".into());
+        }
+    }
+    row.significant = row.mann_whitney_p.or(row.welch_p).map(|p| p < ALPHA);
+    if row.significant.is_none() {
+        row.note = Some("no test available for these cells".into());
+    }
+    Some(row)
+}

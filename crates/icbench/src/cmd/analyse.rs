@@ -1,0 +1,193 @@
+//! `icbench model` and `icbench compare`: conclusions from stored runs. The
+//! arithmetic is in icbench-stats and the view models in icbench-report; this
+//! module resolves the arguments and picks the renderer.
+
+use std::process::ExitCode;
+
+use std::io::Write;
+
+use anyhow::Result;
+use icbench_model::CellResult;
+use icbench_report::compare::{Input, Side};
+use icbench_report::model::ModelFilter;
+use icbench_store::StoredRun;
+
+use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs, ReportArgs};
+use crate::cmd::show::{load_view, open_store};
+use crate::error::bad;
+
+fn json_out(v: &impl serde::Serialize) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, v)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+pub fn model(a: &ModelArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db.db)?;
+    let (run, view) = load_view(&store, &a.db.db, &a.run)?;
+    if let Some(p) = &a.pattern
+        && !["pingpong", "stream", "bulk"].contains(&p.as_str())
+    {
+        return Err(bad(format!("--pattern {p}: use pingpong, stream or bulk")));
+    }
+    for l in &a.links {
+        if !run.cells.iter().any(|c| &c.key.link == l) {
+            let mut known: Vec<&str> = run.cells.iter().map(|c| c.key.link.as_str()).collect();
+            known.dedup();
+            return Err(bad(format!(
+                "--link {l}: run {} has no such link; it has {}",
+                run.id,
+                known.join(", ")
+            )));
+        }
+    }
+    let predict = a
+        .predict
+        .as_deref()
+        .map(|s| crate::sizes::parse_one(s).map_err(|e| bad(format!("--predict: {e}"))))
+        .transpose()?;
+    let filter = ModelFilter { links: a.links.clone(), pattern: a.pattern.clone(), predict };
+    let mv = icbench_report::model::build(&view, &filter);
+    if a.db.json {
+        json_out(&mv)?;
+    } else {
+        icbench_report::table::model(&mv, &mut std::io::stdout().lock())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn side(label: String, run: &StoredRun, link: Option<String>) -> Side {
+    Side {
+        label,
+        run_id: run.id.0,
+        source: run.source.to_string(),
+        hostname: run.meta.hostname.clone(),
+        cpu_model: run.meta.cpu_model.clone(),
+        link,
+    }
+}
+
+fn label(i: usize) -> String {
+    let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    letters.get(i..=i).map_or_else(|| format!("R{}", i + 1), str::to_string)
+}
+
+pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db.db)?;
+    let mut runs = Vec::new();
+    for r in &a.runs {
+        runs.push(load_view(&store, &a.db.db, r)?.0);
+    }
+    let by_link = !a.links.is_empty();
+    let inputs: Vec<Input<'_>> = if by_link {
+        if runs.len() != 1 || a.links.len() < 2 {
+            return Err(bad(format!(
+                "compare --link: give one run and at least two links (got {} runs, {} links): \
+                 icbench compare 3 --link pipe --link unix",
+                runs.len(),
+                a.links.len()
+            )));
+        }
+        let run = &runs[0];
+        a.links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let cells: Vec<&CellResult> =
+                    run.cells.iter().filter(|c| &c.key.link == l).collect();
+                if cells.is_empty() {
+                    return Err(bad(format!("--link {l}: run {} has no such link", run.id)));
+                }
+                Ok(Input { side: side(label(i), run, Some(l.clone())), cells })
+            })
+            .collect::<Result<_>>()?
+    } else {
+        if runs.len() < 2 {
+            return Err(bad(
+                "compare needs two runs (icbench compare 3 4), or one run and two --link",
+            ));
+        }
+        runs.iter()
+            .enumerate()
+            .map(|(i, r)| Input { side: side(label(i), r, None), cells: r.cells.iter().collect() })
+            .collect()
+    };
+    let cv = icbench_report::compare::build(&inputs, by_link);
+    if a.db.json {
+        json_out(&cv)?;
+    } else {
+        icbench_report::table::compare(&cv, &mut std::io::stdout().lock())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Standard output, or a file created for the purpose.
+pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::Write>> {
+    Ok(match path {
+        None => Box::new(std::io::stdout().lock()),
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| bad(format!("-o {}: cannot create the file: {e}", p.display())))?,
+        )),
+    })
+}
+
+pub fn export(a: &ExportArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db)?;
+    let (run, view) = load_view(&store, &a.db, &a.run)?;
+    let mut out = output(a.output.as_deref())?;
+    match a.format {
+        ExportFormat::Csv => icbench_report::export::csv(&view, &mut out)?,
+        ExportFormat::Json => icbench_report::json::run(&view, &mut out)?,
+        ExportFormat::Hgrm => {
+            let n = icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?;
+            if n == 0 {
+                eprintln!("icbench: run {} has no latency histograms to export", run.id);
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn report(a: &ReportArgs) -> Result<ExitCode> {
+    let store = open_store(&a.db)?;
+    let mut loaded = Vec::new();
+    for r in &a.runs {
+        loaded.push(load_view(&store, &a.db, r)?);
+    }
+    let runs: Vec<icbench_report::html::ReportRun<'_>> = loaded
+        .iter()
+        .map(|(run, view)| icbench_report::html::ReportRun {
+            view: view.clone(),
+            cells: &run.cells,
+        })
+        .collect();
+    let compare = (runs.len() > 1).then(|| {
+        icbench_report::compare::build(&icbench_report::html::compare_inputs(&runs), false)
+    });
+    let rep = icbench_report::html::build(&runs, compare.as_ref());
+    std::fs::write(&a.output, &rep.html)
+        .map_err(|e| bad(format!("-o {}: cannot write the report: {e}", a.output.display())))?;
+    if let Some(dir) = &a.svg {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            bad(format!("--svg {}: cannot create the directory: {e}", dir.display()))
+        })?;
+        for (name, svg) in &rep.figures {
+            let p = dir.join(format!("{name}.svg"));
+            std::fs::write(&p, svg)
+                .map_err(|e| bad(format!("--svg: cannot write {}: {e}", p.display())))?;
+        }
+    }
+    eprintln!(
+        "icbench: wrote {} ({} figures{})",
+        a.output.display(),
+        rep.figures.len(),
+        a.svg
+            .as_ref()
+            .map(|d| format!(", also as SVG files in {}", d.display()))
+            .unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
+}

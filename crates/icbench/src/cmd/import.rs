@@ -1,0 +1,115 @@
+//! `icbench import`: another tool's results stored as a run with source
+//! `imported:<format>`, its provenance (file name, size, checksum) and the
+//! importer's sanity warnings, so `show`, `model`, `compare`, `export` and
+//! `report` work on it. The parsing is in icbench-import.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use icbench_import::{Format, Options};
+use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
+use icbench_store::RunSource;
+
+use crate::cli::ImportArgs;
+use crate::cmd::show::open_store;
+use crate::error::bad;
+use crate::meta::now_unix_ns;
+
+/// FNV-1a, 64 bit: a checksum to tell two imported files apart (not a
+/// security measure).
+fn fnv1a64(data: &[u8]) -> u64 {
+    data.iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+    let format = Format::parse_name(&a.format).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        bad(format!("--format {}: use one of {}", a.format, names.join(", ")))
+    })?;
+    let size_bytes = a
+        .size
+        .as_deref()
+        .map(|s| crate::sizes::parse_one(s).map_err(|e| bad(format!("--size: {e}"))))
+        .transpose()?;
+    let bytes = std::fs::read(&a.file)
+        .map_err(|e| bad(format!("{}: cannot read it: {e}", a.file.display())))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let opts = Options { link: a.link.clone(), size_bytes };
+    let imp = icbench_import::parse(format, &text, &opts)
+        .map_err(|e| bad(format!("{} as {}: {e}", a.file.display(), format.name())))?;
+
+    let name = a
+        .file
+        .file_name()
+        .map_or_else(|| a.file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let provenance =
+        format!("file {name}, {} bytes, fnv1a64 {:016x}", bytes.len(), fnv1a64(&bytes));
+    let now = now_unix_ns();
+    let mut notes = vec![format!(
+        "imported from {} as {}: not measured by icbench; machine, CPUs and clock are unknown \
+         unless the file records them",
+        a.file.display(),
+        format.name()
+    )];
+    notes.extend(imp.notes.iter().cloned());
+    let meta = RunMeta {
+        cpu_model: "unknown (imported)".to_string(),
+        online_cpus: "unknown".to_string(),
+        host_cpu: 0,
+        peer_cpu: 0,
+        peer_mode: PeerMode::Process,
+        sched: Sched::Other,
+        mlock: false,
+        kernel_release: imp.kernel_release.clone().unwrap_or_else(|| "unknown".to_string()),
+        governor: None,
+        hostname: imp.hostname.clone().unwrap_or_else(|| "unknown".to_string()),
+        icbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: None,
+        command_line: std::env::args().collect(),
+        started_unix_ns: now,
+        ended_unix_ns: Some(now),
+        clock: format!("as recorded by the source tool ({})", format.name()),
+        clock_overhead_ns: f64::NAN,
+        status: RunStatus::Finished,
+        floor: None,
+        notes,
+    };
+    let mut store = open_store(&a.db.db)?;
+    let source = RunSource::Imported(format.name().to_string());
+    let id = store.begin_run_with_source(&meta, &source, Some(&provenance))?;
+    for c in &imp.cells {
+        store.insert_cell(id, c)?;
+    }
+    for w in &imp.warnings {
+        store.add_warning(id, w)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if a.db.json {
+        let doc = serde_json::json!({
+            "schema_version": icbench_model::JSON_SCHEMA_VERSION,
+            "run_id": id.0,
+            "source": source.to_string(),
+            "provenance": provenance,
+            "cells": imp.cells.len(),
+            "warnings": imp.warnings,
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "imported {} cells from {} as run {id} (source {source}); {} warning{}",
+            imp.cells.len(),
+            a.file.display(),
+            imp.warnings.len(),
+            if imp.warnings.len() == 1 { "" } else { "s" }
+        )?;
+        for w in &imp.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        writeln!(out, "`icbench show {id}` prints it; `icbench model {id}` fits it")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,217 @@
+//! The analysis commands end to end on the real store: import the reference
+//! logs (testdata/import), then show, model, compare, export and report
+//! them; and `run --ci` on a real link. No timing is asserted.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/import").join(name)
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert!(out.status.success(), "icbench {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn json(db: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&ok(db, args)).unwrap()
+}
+
+fn import(db: &Path, file: &str, format: &str, extra: &[&str]) -> i64 {
+    let p = testdata(file);
+    let mut args = vec!["import", p.to_str().unwrap(), "--format", format, "--json"];
+    args.extend(extra);
+    json(db, &args)["run_id"].as_i64().unwrap()
+}
+
+fn fails(db: &Path, args: &[&str]) -> String {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn imported_seed_logs_show_model_compare_export_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let tty = import(&db, "seed-000-tty.log", "seed-tty", &[]);
+    let net = import(&db, "seed-001-netlink.log", "seed-netlink", &[]);
+    let table = import(&db, "seed-000-table.txt", "seed-table", &[]);
+
+    // Show: marked as imported, one sample per cell, no CI invented.
+    let v = json(&db, &["show", &tty.to_string(), "--json"]);
+    assert_eq!(v["source"], "imported:seed-tty");
+    assert!(v["provenance"].as_str().unwrap().starts_with("file seed-000-tty.log"));
+    let cell = &v["bulk"][0];
+    assert_eq!(cell["transfer_ns"]["count"], 1);
+    assert_eq!(cell["transfer_ns"]["p50"], 11_970_765.0);
+    assert!(cell["transfer_ns"]["median_ci95_lo"].is_null());
+    assert!(cell["transfer_ns"]["note"].as_str().unwrap().contains("one sample"));
+    let text = ok(&db, &["show", &tty.to_string()]);
+    assert!(text.contains("NOT measured by icbench"), "{text}");
+    let stats = ok(&db, &["show", &net.to_string(), "--stats"]);
+    assert!(stats.contains("p99.9") && stats.contains("raw samples"), "{stats}");
+    assert!(stats.contains("warning: 7 of 7 lines report 'bytes sent'"), "{stats}");
+
+    // Model: the netlink line is poor (the 512 B point), and says so.
+    let m = json(&db, &["model", &net.to_string(), "--json", "--predict", "64K"]);
+    let s = &m["models"][0];
+    assert_eq!(s["pattern"], "bulk");
+    assert_eq!(s["x"], "total_bytes");
+    assert_eq!(s["quality"], "poor");
+    assert!(s["fit"]["r_squared"].as_f64().unwrap() > 0.99);
+    assert_eq!(s["prediction"]["extrapolated"], true);
+    let text = ok(&db, &["model", &net.to_string()]);
+    assert!(text.contains("POOR FIT"), "{text}");
+
+    // Compare: log against table, cell by cell; one sample each: no test.
+    let c = json(&db, &["compare", &tty.to_string(), &table.to_string(), "--json"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 11);
+    assert!(rows.iter().all(|r| r["significant"].is_null() && r["note"].is_string()));
+    assert!(rows.iter().all(|r| r["difference"].as_f64().unwrap().abs() <= 10_000.0));
+
+    // Export.
+    let csv = ok(&db, &["export", &tty.to_string(), "--format", "csv"]);
+    assert_eq!(csv.lines().count(), 12);
+    assert!(csv.lines().next().unwrap().contains("p99_9_ns"));
+    let hgrm = ok(&db, &["export", &tty.to_string(), "--format", "hgrm"]);
+    assert_eq!(hgrm.matches("Value     Percentile TotalCount").count(), 11);
+
+    // Report with a comparison section and separate SVG files.
+    let html = dir.path().join("r.html");
+    let svg = dir.path().join("svg");
+    ok(
+        &db,
+        &[
+            "report",
+            &tty.to_string(),
+            &table.to_string(),
+            "-o",
+            html.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Comparison</h2>"));
+    assert!(
+        !page.contains("http://")
+            || page.matches("http://").count()
+                == page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(),
+        "no network references"
+    );
+    assert!(std::fs::read_dir(&svg).unwrap().count() >= 3);
+}
+
+#[test]
+fn multi_channel_and_timer_imports_carry_their_shape_and_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("b.db");
+    let x = import(&db, "xmit-p-32ch-256B.txt", "xmit-p", &["--size", "256"]);
+    let v = json(&db, &["show", &x.to_string(), "--json"]);
+    assert_eq!(v["pingpong"][0]["channels"], 32);
+    assert!(v["pingpong"][0]["rtt_ns"].is_null());
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("cannot be true"))
+    );
+    let c = import(&db, "cyclictest.json", "cyclictest-json", &[]);
+    let v = json(&db, &["show", &c.to_string(), "--json"]);
+    assert_eq!(v["timer"].as_array().unwrap().len(), 2);
+    assert_eq!(v["timer"][0]["latency_ns"]["count"], 100_000);
+    assert_eq!(v["timer"][0]["latency_ns"]["from"], "histogram");
+    assert!(v["timer"][0]["latency_ns"]["median_ci95_lo"].is_number());
+}
+
+#[test]
+fn run_ci_records_whether_the_target_was_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    // 0.001 % cannot be reached at ~40 µs: one HDR bucket there is 32 ns.
+    let v = json(
+        &db,
+        &[
+            "run",
+            "--json",
+            "--no-floor",
+            "-L",
+            "pipe",
+            "-s",
+            "64",
+            "-p",
+            "pingpong",
+            "--cell-time",
+            "5ms",
+            "--ci",
+            "0.001%",
+            "--ci-max-time",
+            "30ms",
+        ],
+    );
+    let a = &v["pingpong"][0]["adaptive"];
+    assert_eq!(a["target_rel"], 0.00001);
+    assert_eq!(a["reached"], false);
+    assert!(a["phases"].as_u64().unwrap() >= 1);
+    let shown = json(&db, &["show", "--json"]);
+    assert_eq!(shown["pingpong"][0]["adaptive"], *a);
+    let text = ok(&db, &["show"]);
+    assert!(text.contains("time budget ended"), "{text}");
+    // A generous target: reached, and the table says so.
+    let v = json(
+        &db,
+        &[
+            "run",
+            "--json",
+            "--no-floor",
+            "-L",
+            "pipe",
+            "-s",
+            "64",
+            "-p",
+            "pingpong",
+            "--cell-time",
+            "5ms",
+            "--ci",
+            "50%",
+        ],
+    );
+    let a = &v["pingpong"][0]["adaptive"];
+    assert_eq!(a["reached"], true);
+    assert!(a["achieved_rel"].as_f64().unwrap() <= 0.5);
+}
+
+#[test]
+fn bad_analysis_input_is_one_line_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let tty = import(&db, "seed-000-tty.log", "seed-tty", &[]).to_string();
+    let e = fails(&db, &["import", testdata("seed-000-tty.log").to_str().unwrap(), "-f", "nope"]);
+    assert!(e.contains("--format nope: use one of seed-tty"), "{e}");
+    let e =
+        fails(&db, &["import", testdata("xmit-p-1ch-496B.txt").to_str().unwrap(), "-f", "xmit-p"]);
+    assert!(e.contains("--size"), "{e}");
+    let e = fails(&db, &["model", &tty, "--link", "shm"]);
+    assert!(e.contains("--link shm: run 1 has no such link"), "{e}");
+    let e = fails(&db, &["compare", &tty]);
+    assert!(e.contains("compare needs two runs"), "{e}");
+    let e = fails(&db, &["run", "--ci", "0", "-L", "pipe"]);
+    assert!(e.contains("--ci 0"), "{e}");
+    let e = fails(&db, &["export", "99", "-f", "csv"]);
+    assert!(e.contains("99"), "{e}");
+}
