@@ -36,7 +36,8 @@ impl Ts {
         let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: valid pointer; the clock ids used here always exist on Linux.
         unsafe { libc::clock_gettime(clock, &mut ts) };
-        Ts { sec: ts.tv_sec, nsec: ts.tv_nsec }
+        // i64 here; libc's fields are 32 bits wide on 32-bit targets (armv7).
+        Ts { sec: i64::from(ts.tv_sec), nsec: i64::from(ts.tv_nsec) }
     }
 
     /// `self + ns`, normalised so that 0 ≤ nsec < 10⁹.
@@ -56,7 +57,9 @@ impl Ts {
     }
 
     fn as_timespec(self) -> libc::timespec {
-        libc::timespec { tv_sec: self.sec, tv_nsec: self.nsec }
+        // Narrowing on 32-bit targets: a monotonic clock is far from 2038,
+        // and nsec is always below 10⁹.
+        libc::timespec { tv_sec: self.sec as libc::time_t, tv_nsec: self.nsec as libc::c_long }
     }
 }
 

@@ -225,7 +225,7 @@ impl Waiter for SignalWaiter {
 
     #[inline]
     fn wait(&mut self, give_up: &AtomicBool) -> Result<u64, String> {
-        let ts = libc::timespec { tv_sec: 0, tv_nsec: LOOK_EVERY.as_nanos() as i64 };
+        let ts = libc::timespec { tv_sec: 0, tv_nsec: LOOK_EVERY.as_nanos() as libc::c_long };
         loop {
             // SAFETY: valid set and timeout; a null siginfo is allowed.
             let r = unsafe { libc::sigtimedwait(&self.set, std::ptr::null_mut(), &ts) };
