@@ -374,10 +374,15 @@ fn unprivileged(limit: &str, cap: &str, flag: &str) -> Option<(i32, String)> {
         return None;
     }
     let db = db();
+    // The binary as cargo would run it: through the target's runner
+    // (qemu-user for ARM) when there is one.
+    let icbench =
+        <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench").unwrap();
     let out = std::process::Command::new("prlimit")
         .arg(limit)
         .args(["setpriv", "--bounding-set", cap, "--"])
-        .arg(assert_cmd::cargo::cargo_bin("icbench"))
+        .arg(icbench.get_program())
+        .args(icbench.get_args())
         .args(["run", flag, "-L", "pipe", "-s", "1", "--no-floor", "--db"])
         .arg(&db.path)
         .output()
