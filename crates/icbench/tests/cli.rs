@@ -377,7 +377,8 @@ fn unprivileged(limit: &str, cap: &str, flag: &str) -> Option<(i32, String)> {
     // The binary as cargo would run it: through the target's runner
     // (qemu-user for ARM) when there is one.
     let icbench =
-        <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench").unwrap();
+        <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
+            .unwrap();
     let out = std::process::Command::new("prlimit")
         .arg(limit)
         .args(["setpriv", "--bounding-set", cap, "--"])

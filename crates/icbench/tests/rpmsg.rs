@@ -208,29 +208,31 @@ fn ctrl_c_destroys_the_endpoint() {
         "rpmsg-ctrl:{}?name=echo&dst=30&emulate=seqpacket",
         f.dev().join("rpmsg_ctrl0").display()
     );
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"))
-        .arg("--sysfs-root")
-        .arg(f.sys())
-        .arg("--dev-root")
-        .arg(f.dev())
-        .args([
-            "run",
-            "--no-floor",
-            "--cell-time",
-            "30s",
-            "-p",
-            "pingpong",
-            "-s",
-            "64",
-            "-L",
-            &spec,
-            "--db",
-        ])
-        .arg(f.db())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
+            .unwrap()
+            .arg("--sysfs-root")
+            .arg(f.sys())
+            .arg("--dev-root")
+            .arg(f.dev())
+            .args([
+                "run",
+                "--no-floor",
+                "--cell-time",
+                "30s",
+                "-p",
+                "pingpong",
+                "-s",
+                "64",
+                "-L",
+                &spec,
+                "--db",
+            ])
+            .arg(f.db())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
     // Wait until the endpoint exists (the cell is being measured).
     while f.endpoint_devices().is_empty() {
         assert!(child.try_wait().unwrap().is_none(), "icbench ended before the endpoint was made");
@@ -247,7 +249,8 @@ fn ctrl_c_destroys_the_endpoint() {
 fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
     let f = Fake::new();
     let state = f.rproc().join("state");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"))
+    let child = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
+        .unwrap()
         .arg("--sysfs-root")
         .arg(f.sys())
         .args([

@@ -189,7 +189,8 @@ fn explain_create(ctrl: &str, info: &EndpointInfo, e: Errno) -> String {
         info.dst
     );
     match e {
-        Errno::NOTTY => format!("{what}: {ctrl} is not an rpmsg_ctrl device"),
+        // ENOSYS: what qemu-user answers for an ioctl it does not know.
+        Errno::NOTTY | Errno::NOSYS => format!("{what}: {ctrl} is not an rpmsg_ctrl device"),
         Errno::ACCESS | Errno::PERM => format!("{what}: run as root"),
         Errno::INVAL => {
             format!("{what}: check the name and addresses (fixed src addresses are >= 1024)")
