@@ -36,8 +36,11 @@ impl Ts {
         let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: valid pointer; the clock ids used here always exist on Linux.
         unsafe { libc::clock_gettime(clock, &mut ts) };
-        // i64 here; libc's fields are 32 bits wide on 32-bit targets (armv7).
-        Ts { sec: i64::from(ts.tv_sec), nsec: i64::from(ts.tv_nsec) }
+        // i64 here; libc's fields are 32 bits wide on 32-bit targets (armv7),
+        // so the conversion is not useless everywhere.
+        #[allow(clippy::useless_conversion)]
+        let ts = Ts { sec: i64::from(ts.tv_sec), nsec: i64::from(ts.tv_nsec) };
+        ts
     }
 
     /// `self + ns`, normalised so that 0 ≤ nsec < 10⁹.
