@@ -466,8 +466,14 @@ mod tests {
             l
         });
         // The host's first write meets a full buffer (nobody reads yet), so
-        // it must count an EAGAIN and sleep in poll until we drain.
-        until_asleep(rx.recv().unwrap());
+        // it must count an EAGAIN and sleep in poll until we drain. Under an
+        // emulator (qemu-user) a thread can look asleep in /proc while it
+        // waits on the emulator's own locks, before it reaches the send:
+        // look again after a pause. This orders events; nothing is timed.
+        let tid = rx.recv().unwrap();
+        until_asleep(tid);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        until_asleep(tid);
         let mut buf = [0u8; 1024];
         for _ in 0..=filled {
             assert_eq!(rustix::io::read(&b, &mut buf).unwrap(), 256);
