@@ -89,8 +89,7 @@ pub trait Link: Send {
         scratch: &mut [u8],
         build: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), LinkError> {
-        build(&mut scratch[..len]);
-        self.send(&scratch[..len])
+        copy::send_with(self, len, scratch, build)
     }
 
     /// Receives a message of `len` bytes and hands it to `inspect`. A
@@ -102,9 +101,7 @@ pub trait Link: Send {
         scratch: &mut [u8],
         inspect: &mut dyn FnMut(&[u8]),
     ) -> Result<(), LinkError> {
-        self.recv(scratch, len)?;
-        inspect(&scratch[..len]);
-        Ok(())
+        copy::recv_with(self, len, scratch, inspect)
     }
 
     /// Receives what has arrived, for protocols whose messages carry their own
@@ -132,8 +129,7 @@ pub trait Link: Send {
     /// Receives a message of `len` bytes and sends the same bytes back. A
     /// zero-copy link copies slot to slot; the default goes through `scratch`.
     fn echo(&mut self, len: usize, scratch: &mut [u8]) -> Result<(), LinkError> {
-        self.recv(scratch, len)?;
-        self.send(&scratch[..len])
+        copy::echo(self, len, scratch)
     }
 
     /// What the link has counted since it was opened (monotonic; the engine
@@ -224,4 +220,43 @@ pub fn open_in(
 /// peer, while the [`Handoff`] is still alive).
 pub fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {
     sys::attach(text, abort)
+}
+
+/// The copying ways to build, inspect and echo a message: the [`Link`]
+/// defaults, and what a zero-copy link falls back to when it copies.
+pub(crate) mod copy {
+    use crate::{Link, LinkError};
+
+    /// Builds in `scratch`, then sends.
+    pub(crate) fn send_with<L: Link + ?Sized>(
+        link: &mut L,
+        len: usize,
+        scratch: &mut [u8],
+        build: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<(), LinkError> {
+        build(&mut scratch[..len]);
+        link.send(&scratch[..len])
+    }
+
+    /// Receives into `scratch`, then inspects.
+    pub(crate) fn recv_with<L: Link + ?Sized>(
+        link: &mut L,
+        len: usize,
+        scratch: &mut [u8],
+        inspect: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), LinkError> {
+        link.recv(scratch, len)?;
+        inspect(&scratch[..len]);
+        Ok(())
+    }
+
+    /// Receives into `scratch`, then sends the same bytes back.
+    pub(crate) fn echo<L: Link + ?Sized>(
+        link: &mut L,
+        len: usize,
+        scratch: &mut [u8],
+    ) -> Result<(), LinkError> {
+        link.recv(scratch, len)?;
+        link.send(&scratch[..len])
+    }
 }

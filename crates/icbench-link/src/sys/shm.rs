@@ -345,8 +345,7 @@ impl Link for ShmLink {
         build: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), LinkError> {
         if !self.zero_copy {
-            build(&mut scratch[..len]);
-            return self.send(&scratch[..len]);
+            return crate::copy::send_with(self, len, scratch, build);
         }
         let slot = self.tx_slot(len)?;
         // SAFETY: the slot is ours until published and has room for len bytes.
@@ -362,9 +361,7 @@ impl Link for ShmLink {
         inspect: &mut dyn FnMut(&[u8]),
     ) -> Result<(), LinkError> {
         if !self.zero_copy {
-            self.recv(scratch, len)?;
-            inspect(&scratch[..len]);
-            return Ok(());
+            return crate::copy::recv_with(self, len, scratch, inspect);
         }
         let slot = self.rx_slot(len)?;
         // SAFETY: the slot is published and not released until after inspect.
@@ -375,8 +372,7 @@ impl Link for ShmLink {
 
     fn echo(&mut self, len: usize, scratch: &mut [u8]) -> Result<(), LinkError> {
         if !self.zero_copy {
-            self.recv(scratch, len)?;
-            return self.send(&scratch[..len]);
+            return crate::copy::echo(self, len, scratch);
         }
         let src = self.rx_slot(len)?;
         let dst = self.tx_slot(len)?;
