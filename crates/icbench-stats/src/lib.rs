@@ -52,5 +52,5 @@ pub use outliers::{
     modified_z_scores, tukey_fences, tukey_fences_hist,
 };
 pub use quantile::{median, quantile, quantile_sorted};
-pub use resample::BOOTSTRAP_GENERATOR;
+pub use resample::{BOOTSTRAP_GENERATOR, Resampler};
 pub use summary::Summary;

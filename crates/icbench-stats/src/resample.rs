@@ -16,14 +16,16 @@ use rand_pcg::Pcg64Mcg;
 /// It changes whenever the stream for a given seed would change.
 pub const BOOTSTRAP_GENERATOR: &str = "pcg64mcg(splitmix64 seed)+lemire-u64/v1";
 
-/// A generator for one bootstrap, determined by `seed` alone.
+/// A generator for one bootstrap (or one plan's order: `icbench-plan`
+/// shuffles with it), determined by `seed` alone.
 #[derive(Debug)]
-pub(crate) struct Resampler {
+pub struct Resampler {
     rng: Pcg64Mcg,
 }
 
 impl Resampler {
-    pub(crate) fn new(seed: u64) -> Resampler {
+    /// The stream for `seed`.
+    pub fn new(seed: u64) -> Resampler {
         let mut sm = seed;
         let hi = splitmix64(&mut sm);
         let lo = splitmix64(&mut sm);
@@ -33,7 +35,7 @@ impl Resampler {
     }
 
     /// A uniform index in `0..n`. Needs `n >= 1`.
-    pub(crate) fn index_below(&mut self, n: usize) -> usize {
+    pub fn index_below(&mut self, n: usize) -> usize {
         debug_assert!(n >= 1);
         let n = n as u64;
         // Lemire: take the high word of x·n; reject the few x whose low word

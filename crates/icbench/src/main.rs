@@ -9,7 +9,7 @@ mod cmd;
 mod doctor;
 mod error;
 mod meta;
-mod sizes;
+use icbench_plan::units as sizes;
 
 use std::process::ExitCode;
 

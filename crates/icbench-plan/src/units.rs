@@ -54,6 +54,27 @@ pub fn parse(s: &str) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
+/// An amount of bytes (a transfer): `10000000`, `64K`, `10M`, `1G` (binary
+/// units), 1 B up to `max`.
+pub fn parse_amount(s: &str, max: u64) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not an amount of bytes"))?;
+    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" | "kb" => 1 << 10,
+        "m" | "mib" | "mb" => 1 << 20,
+        "g" | "gib" | "gb" => 1 << 30,
+        _ => return Err(format!("'{s}' has an unknown unit: use B, K, M or G (binary)")),
+    };
+    match n.checked_mul(mult) {
+        Some(v @ 1..) if v <= max => Ok(v),
+        Some(0) => Err("an amount of 0 bytes moves nothing".to_string()),
+        _ => Err(format!("'{s}' is above the largest allowed, {max} B")),
+    }
+}
+
 /// Parses a duration: `5s`, `100ms`, `250us`, `1.5s`.
 pub fn duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
@@ -66,7 +87,8 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
         "ms" => v / 1e3,
         "us" | "µs" => v / 1e6,
         "m" | "min" => v * 60.0,
-        _ => return Err(format!("'{s}' has an unknown unit: use s, ms, us or min")),
+        "h" => v * 3600.0,
+        _ => return Err(format!("'{s}' has an unknown unit: use h, min, s, ms or us")),
     };
     if !(secs > 0.0 && secs.is_finite()) {
         return Err(format!("duration '{s}' must be above zero"));
@@ -77,6 +99,15 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts() {
+        assert_eq!(parse_amount("10000000", 1 << 30), Ok(10_000_000));
+        assert_eq!(parse_amount("10M", 1 << 30), Ok(10 << 20));
+        assert!(parse_amount("0", 1 << 30).unwrap_err().contains("0 bytes"));
+        assert!(parse_amount("2G", 1 << 30).unwrap_err().contains("largest"));
+        assert!(parse_amount("5T", 1 << 30).unwrap_err().contains("unit"));
+    }
 
     #[test]
     fn lists_units_and_sweeps() {
