@@ -23,6 +23,8 @@ pub enum CpuError {
          RLIMIT_MEMLOCK (ulimit -l), or drop --mlock"
     )]
     Mlock { errno: rustix::io::Errno },
+    #[error("cannot return to SCHED_OTHER: {errno}")]
+    Other { errno: rustix::io::Errno },
 }
 
 /// A set of CPU numbers, as the kernel lists them ("0-3,6").
@@ -112,6 +114,22 @@ pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
         let errno = rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
             .unwrap_or(rustix::io::Errno::PERM);
         Err(CpuError::Fifo { priority, errno })
+    }
+}
+
+/// Puts the calling thread back under SCHED_OTHER (a plan that varies the
+/// scheduling switches per cell).
+pub fn set_other() -> Result<(), CpuError> {
+    // SAFETY: sched_param is plain old data.
+    let param: libc::sched_param = unsafe { std::mem::zeroed() };
+    // SAFETY: plain system call on the calling thread with a valid param.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
+    if r == 0 {
+        Ok(())
+    } else {
+        let errno = rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
+            .unwrap_or(rustix::io::Errno::PERM);
+        Err(CpuError::Other { errno })
     }
 }
 

@@ -65,6 +65,18 @@ pub fn link_label(link: &str, channels: Option<u32>) -> String {
     }
 }
 
+/// A label with the cell's factors, for cells a plan tells apart by more
+/// than link and size (`unix [cpus=1,0 rep=2]`). The declared link and
+/// the channel count are in the label already.
+pub fn with_factors(label: String, factors: &std::collections::BTreeMap<String, String>) -> String {
+    let f: Vec<String> = factors
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "link" | "channels"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if f.is_empty() { label } else { format!("{label} [{}]", f.join(" ")) }
+}
+
 /// The median's 95 % CI as `±x %` of the median, or why there is none.
 fn median_ci_short(s: &CellStats) -> String {
     match s.median_ci95_rel() {
@@ -115,7 +127,8 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
     }
     let mut t = table(&with_busy(header, busy));
     for r in rows {
-        let link = link_label(&link_name(&r.link, &r.protocol), r.channels);
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
         let mut line = vec![link, format::bytes(r.size_bytes)];
         if r.status == "ok" {
             match &r.rtt_ns {
@@ -197,7 +210,7 @@ pub fn stats_table(view: &RunView) -> Table {
         if let Some(s) = &r.rtt_ns {
             rows.push((
                 "pingpong",
-                link_label(&link_name(&r.link, &r.protocol), r.channels),
+                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors),
                 format::bytes(r.size_bytes),
                 s,
             ));
@@ -282,7 +295,10 @@ fn stream_table(rows: &[StreamRow]) -> Table {
         busy,
     ));
     for r in rows {
-        let mut line = vec![link_name(&r.link, &r.protocol), format::bytes(r.size_bytes)];
+        let mut line = vec![
+            with_factors(link_name(&r.link, &r.protocol), &r.factors),
+            format::bytes(r.size_bytes),
+        ];
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
@@ -655,11 +671,23 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
 mod tests {
     use super::*;
 
+    #[test]
+    fn factors_tell_cells_apart_in_the_link_column() {
+        let f = std::collections::BTreeMap::from([
+            ("cpus".to_string(), "1,0".to_string()),
+            ("link".to_string(), "shm".to_string()),
+            ("rep".to_string(), "2".to_string()),
+        ]);
+        assert_eq!(with_factors("shm?wait=spin".into(), &f), "shm?wait=spin [cpus=1,0 rep=2]");
+        assert_eq!(with_factors("pipe".into(), &Default::default()), "pipe");
+    }
+
     fn row(busy: u64) -> StreamRow {
         StreamRow {
             link: "rpmsg:/dev/rpmsg0".into(),
             protocol: None,
             size_bytes: 496,
+            factors: Default::default(),
             status: "ok",
             reason: None,
             max_bytes: None,

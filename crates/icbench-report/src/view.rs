@@ -2,6 +2,8 @@
 //! shows (full statistics per cell, see [`CellStats`]), and the foundation
 //! issue's targets as ratios against the floor measured in the same run.
 
+use std::collections::BTreeMap;
+
 use icbench_model::{Adaptive, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
 use serde::Serialize;
 
@@ -39,6 +41,9 @@ pub struct PingPongRow {
     pub size_bytes: u64,
     /// Channels measured at once (`None` = one).
     pub channels: Option<u32>,
+    /// The cell's factors beyond link and size (a plan's cpus, wait, rep …).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub factors: BTreeMap<String, String>,
     /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
@@ -78,6 +83,9 @@ pub struct StreamRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     pub size_bytes: u64,
+    /// The cell's factors beyond link and size (a plan's cpus, wait, rep …).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub factors: BTreeMap<String, String>,
     pub status: &'static str,
     pub reason: Option<String>,
     pub max_bytes: Option<u64>,
@@ -144,6 +152,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
         channels: None,
+        factors: c.key.factors.clone(),
         status,
         reason,
         max_bytes,
@@ -193,6 +202,7 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         link: c.key.link.clone(),
         protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
+        factors: c.key.factors.clone(),
         status,
         reason,
         max_bytes,

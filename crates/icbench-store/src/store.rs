@@ -248,6 +248,17 @@ impl Store {
     /// Stores one finished cell of `run`, with its histogram and raw samples,
     /// and commits it before returning.
     pub fn insert_cell(&mut self, run: RunId, cell: &CellResult) -> Result<CellId, StoreError> {
+        self.insert_plan_cell(run, cell, None)
+    }
+
+    /// [`Store::insert_cell`] for a cell of the run's plan, recording its
+    /// index in the plan in the same transaction.
+    pub fn insert_plan_cell(
+        &mut self,
+        run: RunId,
+        cell: &CellResult,
+        plan_index: Option<u32>,
+    ) -> Result<CellId, StoreError> {
         const OP: &str = "storing a cell";
         let path = self.path.as_str();
         let size_bytes = to_i64(path, "cell size_bytes", cell.key.size_bytes)?;
@@ -342,6 +353,10 @@ impl Store {
         )
         .map_err(sql(path, OP))?;
         let cell_id = tx.last_insert_rowid();
+        if let Some(i) = plan_index {
+            tx.execute("UPDATE cells SET plan_index = ?2 WHERE id = ?1", params![cell_id, i])
+                .map_err(sql(path, OP))?;
+        }
         if let Some((blob, clamped)) = histogram {
             tx.execute(
                 "INSERT INTO cell_histograms (cell_id, metric, blob, clamped) VALUES (?1, ?2, ?3, ?4)",
@@ -358,6 +373,86 @@ impl Store {
         }
         tx.commit().map_err(sql(path, OP))?;
         Ok(CellId(cell_id))
+    }
+
+    /// Stores the plan a run executes and the settings it runs with (JSON
+    /// the caller writes and reads; the store keeps it as text).
+    pub fn set_plan(
+        &mut self,
+        run: RunId,
+        plan_json: &str,
+        settings_json: &str,
+    ) -> Result<(), StoreError> {
+        let path = self.path.as_str();
+        let n = self
+            .conn
+            .execute(
+                "INSERT INTO run_plans (run_id, plan_json, settings_json) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (run_id) DO UPDATE SET plan_json = ?2, settings_json = ?3",
+                params![run.0, plan_json, settings_json],
+            )
+            .map_err(sql(path, "storing a run's plan"))?;
+        self.one_row(n, run)
+    }
+
+    /// A run's stored plan: `(plan_json, settings_json, resumes)`, or `None`
+    /// for a run stored without one (imported, or older than schema 5).
+    pub fn plan(&self, run: RunId) -> Result<Option<(String, String, u32)>, StoreError> {
+        let path = self.path.as_str();
+        if !run_exists(&self.conn, path, run)? {
+            return Err(self_no_such_run(path, run));
+        }
+        self.conn
+            .query_row(
+                "SELECT plan_json, settings_json, resumes FROM run_plans WHERE run_id = ?1",
+                [run.0],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(sql(path, "reading a run's plan"))
+    }
+
+    /// The plan indexes of the cells stored for `run`, ascending.
+    pub fn plan_indexes_done(&self, run: RunId) -> Result<Vec<u32>, StoreError> {
+        let path = self.path.as_str();
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT plan_index FROM cells
+                 WHERE run_id = ?1 AND plan_index IS NOT NULL ORDER BY plan_index",
+            )
+            .map_err(sql(path, "reading a run's finished cells"))?;
+        st.query_map([run.0], |r| r.get::<_, u32>(0))
+            .and_then(|rows| rows.collect())
+            .map_err(sql(path, "reading a run's finished cells"))
+    }
+
+    /// Marks a stopped run as running again (`icbench run --resume`): status
+    /// `running`, no end time, one more resume counted, `note` added.
+    pub fn reopen_run(&mut self, run: RunId, note: &str) -> Result<(), StoreError> {
+        const OP: &str = "resuming a run";
+        let path = self.path.as_str();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql(path, OP))?;
+        let notes: Option<String> = tx
+            .query_row("SELECT notes_json FROM runs WHERE id = ?1", [run.0], |r| r.get(0))
+            .optional()
+            .map_err(sql(path, OP))?;
+        let Some(notes) = notes else {
+            return Err(self_no_such_run(path, run));
+        };
+        let mut notes = parse_strings(path, format!("notes of run {}", run.0), &notes)?;
+        notes.push(note.to_string());
+        tx.execute(
+            "UPDATE runs SET status = 'running', ended_unix_ns = NULL, notes_json = ?2 WHERE id = ?1",
+            params![run.0, strings_to_json(&notes)],
+        )
+        .map_err(sql(path, OP))?;
+        tx.execute("UPDATE run_plans SET resumes = resumes + 1 WHERE run_id = ?1", [run.0])
+            .map_err(sql(path, OP))?;
+        tx.commit().map_err(sql(path, OP))
     }
 
     /// The id of the most recently started run, if any.

@@ -801,3 +801,31 @@ fn every_pattern_histogram_is_found_under_its_metric() {
         }
     }
 }
+
+#[test]
+fn a_plan_and_its_finished_cells_survive_for_resuming() {
+    let mut s = Store::open_in_memory().unwrap();
+    let run = s.begin_run(&meta()).unwrap();
+    assert_eq!(s.plan(run).unwrap(), None, "no plan until one is stored");
+    s.set_plan(run, "{\"cells\":[]}", "{\"peer\":\"process\"}").unwrap();
+    s.insert_plan_cell(run, &measured_pingpong(), Some(2)).unwrap();
+    s.insert_plan_cell(run, &failed(), Some(0)).unwrap();
+    s.insert_cell(run, &not_applicable()).unwrap();
+    assert_eq!(s.plan_indexes_done(run).unwrap(), [0, 2], "failed cells are done too");
+    s.finish_run(run, RunStatus::Interrupted, 5, None, &["first".into()]).unwrap();
+
+    s.reopen_run(run, "resumed").unwrap();
+    let stored = s.load_run(run).unwrap();
+    assert_eq!(stored.meta.status, RunStatus::Running);
+    assert_eq!(stored.meta.ended_unix_ns, None);
+    assert_eq!(stored.meta.notes, ["first", "resumed"]);
+    assert_eq!(stored.cells.len(), 3, "nothing stored is lost");
+    let (plan, settings, resumes) = s.plan(run).unwrap().unwrap();
+    assert_eq!(
+        (plan.as_str(), settings.as_str(), resumes),
+        ("{\"cells\":[]}", "{\"peer\":\"process\"}", 1)
+    );
+
+    assert!(s.plan(RunId(99)).is_err());
+    assert!(s.reopen_run(RunId(99), "x").is_err());
+}

@@ -46,6 +46,10 @@ pub struct Cli {
 pub enum Command {
     /// Measure links between two CPUs and store the run.
     Run(RunArgs),
+    /// Check a plan file: expand it, show its cells, order and estimated
+    /// duration, or name the line of what is wrong.
+    #[command(subcommand)]
+    Plan(PlanCommand),
     /// List the runs in the results database.
     Runs(DbArgs),
     /// Print a stored run again, from the database alone.
@@ -82,6 +86,24 @@ pub enum Command {
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlanCommand {
+    /// Validate a plan file (docs/plans.md) and print what it measures.
+    Check(PlanCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlanCheckArgs {
+    /// The plan file (TOML).
+    pub file: PathBuf,
+    /// Measuring time per cell when the plan gives no cell_time.
+    #[arg(long, default_value = "60ms", value_name = "DURATION")]
+    pub cell_time: String,
+    /// Print the expanded plan as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -252,6 +274,28 @@ pub struct FloorArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Measure the cells of a plan file (TOML: factors and levels,
+    /// repetitions, order, budgets; see docs/plans.md and plans/). The
+    /// other flags still set placement, peer and limits.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["links", "patterns", "sizes", "blocks", "protocol", "peer_cmd"])]
+    pub plan: Option<PathBuf>,
+
+    /// Print the cells the run would measure, in order, with an estimated
+    /// duration; measure nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Continue an interrupted run (Ctrl-C, kill -9, power loss, an
+    /// exhausted budget): measure its stored plan's remaining cells with its
+    /// stored settings, into the same run. RUN is a number or `latest`.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout"])]
+    pub resume: Option<String>,
+
+    /// Print one JSON object per finished cell on standard output as the
+    /// run goes (and a last one when it ends), instead of the tables.
+    #[arg(long, conflicts_with = "json")]
+    pub json_stream: bool,
+
     /// A link to measure; repeat for several. Default: every local link.
     /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;
     /// remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their
@@ -352,6 +396,10 @@ pub struct RunArgs {
     /// garbage-after=N, truncate-after=N, crc-after=N replies.
     #[arg(long, hide = true, value_name = "FAULT")]
     pub peer_fault: Option<String>,
+
+    /// (testing) Start channel i of a multi-channel cell i × this late.
+    #[arg(long, hide = true, value_name = "DURATION")]
+    pub channel_stagger: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ mod floor;
 mod import;
 mod links;
 mod peer;
+mod plan;
 mod remote;
 mod rt;
 mod run;
@@ -28,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Rpmsg(c) => remote::rpmsg(&roots, &c),
         Command::Remote(c) => remote::remote(&roots, &c),
         Command::Run(a) => run::run(a),
+        Command::Plan(crate::cli::PlanCommand::Check(a)) => plan::check(&a),
         Command::Runs(a) => show::runs(&a),
         Command::Show(a) => show::show(&a),
         Command::Model(a) => analyse::model(&a),

@@ -1,0 +1,302 @@
+//! A run from flags: `icbench run -L … -p … -s …` resolved into a plan
+//! (links × patterns × sizes, in listed order so a link's cells share one
+//! peer) and the run's settings. Every bad value is caught here, before
+//! anything is measured or stored.
+
+use anyhow::Result;
+use icbench_engine::{CellSpec, Fault, Protocol};
+use icbench_link::LinkSpec;
+use icbench_model::{Pattern, PeerMode};
+use icbench_plan::{Order, Plan, PlanCell};
+
+use super::settings::Settings;
+use crate::cli::{PatternArg, PeerKind, ProtocolArg, RunArgs};
+use crate::cmd::resolve_cpus;
+use crate::error::bad;
+use crate::sizes;
+
+/// What the flags resolve to.
+pub(crate) struct FromFlags {
+    pub plan: Plan,
+    pub settings: Settings,
+    pub fault: Option<Fault>,
+    /// Run notes the flags imply (peer program, emulation).
+    pub notes: Vec<String>,
+    /// The plan file gave its seed (a flag run has a listed order).
+    pub seeded: bool,
+}
+
+/// Seed 000's bulk matrix: block size × blocks (embedded-ipc-anchors §1).
+const SEED_000_BULK: [(u64, u32); 11] = [
+    (512, 1),
+    (512, 2),
+    (512, 4),
+    (512, 8),
+    (1024, 1),
+    (1024, 2),
+    (1024, 4),
+    (1024, 5),
+    (2048, 1),
+    (2048, 2),
+    (4096, 1),
+];
+/// Seed 001's sizes: 512 B … 32 KiB, one write each.
+const SEED_001_SIZES: &str = "512-32K";
+
+fn protocol_of(p: Option<ProtocolArg>) -> Option<Protocol> {
+    p.map(|p| match p {
+        ProtocolArg::Icb => Protocol::Icb,
+        ProtocolArg::Dimtass => Protocol::Dimtass,
+        ProtocolArg::Raw => Protocol::Raw,
+    })
+}
+
+fn resolve_links(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<LinkSpec>> {
+    let links: Vec<LinkSpec> = if a.links.is_empty() {
+        LinkSpec::defaults()
+    } else {
+        a.links
+            .iter()
+            .map(|s| LinkSpec::parse(s).map_err(|e| bad(format!("--link {s}: {e}"))))
+            .collect::<Result<_>>()?
+    };
+    for l in &links {
+        match (protocol, l.is_remote(), &a.peer_cmd) {
+            (None, true, _) => {
+                return Err(bad(format!(
+                    "--link {l}: the peer of a remote link is the firmware on the device; \
+                     say how to talk to it: --protocol icb, dimtass or raw"
+                )));
+            }
+            (Some(p), false, None) => {
+                return Err(bad(format!(
+                    "--link {l} with --protocol {p}: icbench's own peer speaks only its local \
+                     protocol; start a peer that speaks {p} with --peer-cmd, e.g. \
+                     --peer-cmd 'firmware/build/icb-peer --path {{path}} --protocol {p}'"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(links)
+}
+
+fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec>> {
+    let patterns: Vec<Pattern> = if a.patterns.is_empty() {
+        match protocol {
+            Some(Protocol::Dimtass) => vec![Pattern::Bulk, Pattern::PingPong],
+            Some(Protocol::Raw) => vec![Pattern::PingPong],
+            _ if a.blocks.is_some() => vec![Pattern::Bulk],
+            _ => Pattern::ALL.to_vec(),
+        }
+    } else {
+        a.patterns
+            .iter()
+            .map(|p| match p {
+                PatternArg::Pingpong => Pattern::PingPong,
+                PatternArg::Stream => Pattern::Stream,
+                PatternArg::Bulk => Pattern::Bulk,
+            })
+            .collect()
+    };
+    let pname = protocol.map_or("the local control protocol", Protocol::as_str);
+    for &p in &patterns {
+        if !icbench_engine::supports(protocol, p) {
+            let offered: Vec<&str> = [Pattern::PingPong, Pattern::Stream, Pattern::Bulk]
+                .into_iter()
+                .filter(|&q| icbench_engine::supports(protocol, q))
+                .map(Pattern::as_str)
+                .collect();
+            return Err(bad(format!(
+                "--pattern {p}: not available with {pname}; it offers {}",
+                offered.join(", ")
+            )));
+        }
+    }
+    let blocks = match &a.blocks {
+        None => None,
+        Some(_) if !patterns.contains(&Pattern::Bulk) => {
+            return Err(bad("--blocks: only the bulk pattern has blocks (add -p bulk)"));
+        }
+        Some(b) => Some(
+            b.split(',')
+                .map(|v| v.trim().parse::<u32>().ok().filter(|&n| n > 0))
+                .collect::<Option<Vec<u32>>>()
+                .ok_or_else(|| {
+                    bad(format!("--blocks '{b}': write positive whole numbers, e.g. 1,2,4,8"))
+                })?,
+        ),
+    };
+    let sizes_of = |default: &str| {
+        let s = a.sizes.as_deref().unwrap_or(default);
+        sizes::parse(s).map_err(|e| bad(format!("--sizes: {e}")))
+    };
+    let mut cells = Vec::new();
+    for &p in &patterns {
+        match p {
+            Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
+                cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
+                    pattern: p,
+                    size_bytes,
+                    blocks: Some(n),
+                }));
+            }
+            Pattern::Bulk => {
+                let bl = blocks.clone().unwrap_or_else(|| vec![1]);
+                for s in sizes_of("1-64K")? {
+                    cells.extend(bl.iter().map(|&n| CellSpec {
+                        pattern: p,
+                        size_bytes: s,
+                        blocks: Some(n),
+                    }));
+                }
+            }
+            _ => {
+                let default =
+                    if protocol == Some(Protocol::Dimtass) { SEED_001_SIZES } else { "1-64K" };
+                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::from((p, s))));
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// The settings every run takes from its flags (a plan file's run too).
+pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FromFlags> {
+    let protocol = protocol_of(a.protocol);
+    if a.peer_cmd.is_some() && protocol.is_none() {
+        return Err(bad(
+            "--peer-cmd: a peer program speaks a wire protocol; say which with --protocol icb, \
+             dimtass or raw",
+        ));
+    }
+    let peer_cmd = match a.peer_cmd.as_deref().map(str::split_whitespace) {
+        None => None,
+        Some(words) => {
+            let argv: Vec<String> = words.map(str::to_string).collect();
+            if argv.is_empty() {
+                return Err(bad("--peer-cmd '': give the program to start, e.g. \
+                                --peer-cmd 'firmware/build/icb-peer --path {path}'"));
+            }
+            Some(argv)
+        }
+    };
+    let (host_cpu, peer_cpu, usable) = resolve_cpus(&a.cpus)?;
+    if let Some(p) = a.fifo.filter(|p| !(1..=99).contains(p)) {
+        return Err(bad(format!("--fifo {p}: SCHED_FIFO priorities run from 1 to 99")));
+    }
+    if a.window < 2 {
+        return Err(bad(format!(
+            "--window {}: the stream window holds at least 2 messages",
+            a.window
+        )));
+    }
+    let nanos = |d: std::time::Duration| d.as_nanos().min(u128::from(u64::MAX)) as u64;
+    let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
+    let cell_time = sizes::duration(&a.cell_time).map_err(|e| bad(format!("--cell-time: {e}")))?;
+    let fault = a
+        .peer_fault
+        .as_deref()
+        .map(Fault::parse)
+        .transpose()
+        .map_err(|e| bad(format!("--peer-fault: {e}")))?;
+    let stagger = match &a.channel_stagger {
+        None => 0,
+        Some(d) => nanos(sizes::duration(d).map_err(|e| bad(format!("--channel-stagger: {e}")))?),
+    };
+    let settings = Settings {
+        host_cpu,
+        peer_cpu,
+        online: usable.text,
+        peer: match a.peer {
+            PeerKind::Thread => PeerMode::Thread,
+            PeerKind::Process => PeerMode::Process,
+        },
+        fifo: a.fifo,
+        mlock: a.mlock,
+        timeout_ns: nanos(timeout),
+        window: a.window,
+        raw: a.raw,
+        ci_target: a.ci.as_deref().map(parse_ci).transpose()?,
+        ci_max_time_ns: nanos(
+            sizes::duration(&a.ci_max_time).map_err(|e| bad(format!("--ci-max-time: {e}")))?,
+        ),
+        protocol: protocol.map(|p| p.as_str().to_string()),
+        peer_cmd,
+        no_floor: a.no_floor,
+        channel_stagger_ns: stagger,
+        source,
+    };
+    let mut notes = Vec::new();
+    if let Some(p) = protocol {
+        let who = match &a.peer_cmd {
+            Some(c) => format!("the program `{c}`"),
+            None => "the firmware answering on the device".to_string(),
+        };
+        notes.push(format!("protocol {p}: the peer is {who}, not icbench's own peer"));
+    }
+    if a.emulated {
+        notes.push(
+            "the peer runs under emulation: its timings mean nothing; this run checks framing, \
+             fragmentation, integrity and the handshake"
+                .to_string(),
+        );
+    }
+    let plan = Plan {
+        name: None,
+        seed: 0,
+        order: Order::Listed,
+        repetitions: 1,
+        cell_time_ns: nanos(cell_time),
+        budget_ns: None,
+        varied: Vec::new(),
+        cells: Vec::new(),
+    };
+    Ok(FromFlags { plan, settings, fault, notes, seeded: true })
+}
+
+/// A run from flags: links × patterns × sizes, in that order.
+pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
+    let mut run = settings(a, "flags".to_string())?;
+    let protocol = run.settings.protocol();
+    let links = resolve_links(a, protocol)?;
+    let cells = resolve_cells(a, protocol)?;
+    let mut index = 0u32;
+    for link in &links {
+        for cell in &cells {
+            run.plan.cells.push(plan_cell(index, link, cell));
+            index += 1;
+        }
+    }
+    Ok(run)
+}
+
+/// A plan cell of a flag run (no factors beyond the cell key).
+fn plan_cell(index: u32, link: &LinkSpec, c: &CellSpec) -> PlanCell {
+    PlanCell {
+        index,
+        link: link.to_string(),
+        pattern: c.pattern,
+        size_bytes: c.size_bytes,
+        blocks: c.blocks,
+        channels: 1,
+        transfer_bytes: None,
+        direction: None,
+        cpus: None,
+        sched: None,
+        rep: 0,
+        factors: Default::default(),
+    }
+}
+
+/// `--ci 2%` (or `--ci 2`: a bare number is percent too) → 0.02.
+fn parse_ci(s: &str) -> Result<f64> {
+    let t = s.trim().trim_end_matches('%').trim();
+    match t.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 => Ok(p / 100.0),
+        _ => Err(bad(format!(
+            "--ci {s}: give the target half-width of the median's 95 % CI in percent, \
+             above 0 and below 100 (e.g. --ci 2%)"
+        ))),
+    }
+}

@@ -1,0 +1,427 @@
+//! `icbench run`: a plan (from flags, from a plan file, or the stored plan of
+//! a run to resume), measured cell by cell, each cell stored as it finishes.
+//!
+//! Stages: resolve ([`flags`], [`from_file`], [`resume`]: every bad value is
+//! caught before anything is measured or stored), [`start`] (placement,
+//! store, metadata, plan, floor), [`measure`] (the engine, cell group by
+//! cell group, with a Ctrl-C handler, the budget and a progress bar),
+//! [`finish`] (end status, tables or JSON).
+
+mod flags;
+mod record;
+mod settings;
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use icbench_engine::{LinkRun, cpu};
+use icbench_link::LinkSpec;
+use icbench_model::{CellKey, CellOutcome, CellResult, RunMeta, RunStatus};
+use icbench_plan::{Plan, PlanCell};
+use icbench_store::{RunId, RunSource, Store};
+
+pub(crate) use flags::FromFlags;
+use record::Recorder;
+pub(crate) use settings::Settings;
+
+use crate::cli::RunArgs;
+use crate::cmd::show::{open_store, resolve_run};
+use crate::error::bad;
+use crate::meta::{self, Placement};
+
+/// Set by SIGINT; the engine stops after (or inside) the current cell.
+pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: i32) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+pub(crate) fn install_sigint() {
+    // SAFETY: the handler only stores to an atomic (async-signal-safe).
+    // SA_RESETHAND: a second Ctrl-C ends icbench at once.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    if let Some(which) = &a.resume {
+        return resume(&a, which);
+    }
+    let FromFlags { plan, settings, fault, notes, seeded } = match &a.plan {
+        Some(path) => from_file(&a, path)?,
+        None => flags::resolve(&a)?,
+    };
+    if a.dry_run {
+        let mut out = std::io::stdout().lock();
+        crate::cmd::plan::print(&plan, &settings.source, seeded, a.json, &mut out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (mut store, id, mut meta) = start(&a, &settings, &plan, notes)?;
+    let measured = measure(&mut store, id, &plan, &settings, &plan.cells, fault, a.json_stream, 0);
+    finish(&a, store, id, &mut meta, measured)
+}
+
+/// A run from a plan file: the file's cells, the flags' settings.
+pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags> {
+    let mut run = flags::settings(a, path.display().to_string())?;
+    if let Some(p) = &run.settings.protocol {
+        return Err(bad(format!(
+            "--plan with --protocol {p}: a plan measures local links with icbench's own peer; \
+             drop --protocol"
+        )));
+    }
+    let ctx = icbench_plan::Context {
+        online: cpu::CpuList::usable().cpus,
+        default_cell_time: Duration::from_nanos(run.plan.cell_time_ns),
+        seed_if_absent: fresh_seed(),
+    };
+    (run.plan, run.seeded) = crate::cmd::plan::load(path, &ctx)?;
+    Ok(run)
+}
+
+/// A seed for a plan that names none (recorded with the run, so any value
+/// will do as long as runs differ).
+fn fresh_seed() -> u64 {
+    let t = meta::now_unix_ns() as u64;
+    // SplitMix64's finaliser spreads the clock's low bits over the word.
+    let mut z = t ^ (u64::from(std::process::id()) << 32);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) >> 1 // below 2^63: TOML and SQLite integers are signed
+}
+
+/// Places this thread, opens the store, records the run's start, its plan
+/// and its floor.
+fn start(
+    a: &RunArgs,
+    settings: &Settings,
+    plan: &Plan,
+    notes: Vec<String>,
+) -> Result<(Store, RunId, RunMeta)> {
+    place_host(settings)?;
+    let mut store = open_store(&a.db)?;
+    let placement = Placement {
+        host_cpu: settings.host_cpu,
+        peer_cpu: settings.peer_cpu,
+        online: settings.online.clone(),
+        peer_mode: settings.peer,
+        sched: settings.sched(),
+        mlock: settings.mlock,
+    };
+    let mut meta = meta::gather(
+        &placement,
+        icbench_engine::clock::CLOCK_NAME,
+        icbench_engine::clock::read_overhead_ns(10_000),
+    );
+    meta.notes.extend(notes);
+    if settings.source != "flags" {
+        meta.notes.push(plan_note(plan, &settings.source));
+    }
+    // What each link reaches (for rpmsg: the remote core's firmware and state).
+    let mut links: Vec<&str> = plan.cells.iter().map(|c| c.link.as_str()).collect();
+    links.dedup();
+    let mut seen = HashSet::new();
+    for l in links.into_iter().filter(|l| seen.insert(*l)) {
+        if let Ok(spec) = LinkSpec::parse(l) {
+            meta.notes.extend(icbench_link::notes(&spec));
+        }
+    }
+    let id = store.begin_run(&meta)?;
+    store.set_plan(id, &serde_json::to_string(plan)?, &serde_json::to_string(settings)?)?;
+    eprintln!(
+        "icbench: run {id}: {} cells ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
+        plan.cells.len(),
+        if settings.source == "flags" {
+            "from the flags".to_string()
+        } else {
+            settings.source.clone()
+        },
+        settings.host_cpu,
+        settings.peer_cpu,
+        settings.peer.as_str(),
+        a.db.display()
+    );
+    if !settings.no_floor {
+        eprintln!("icbench: measuring the floor between the two CPUs …");
+        match crate::cmd::floor::measure(settings.host_cpu, settings.peer_cpu)? {
+            Some(f) => {
+                store.set_floor(id, &f)?;
+                meta.floor = Some(f);
+            }
+            None => meta
+                .notes
+                .push(format!("CPU {} never answered the floor measurement", settings.peer_cpu)),
+        }
+    }
+    Ok((store, id, meta))
+}
+
+fn plan_note(plan: &Plan, source: &str) -> String {
+    format!(
+        "plan {source}{}: {} cells, order {} (seed {}, {}), {} repetition(s); varied: {}",
+        plan.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default(),
+        plan.cells.len(),
+        if plan.order == icbench_plan::Order::Random { "random" } else { "listed" },
+        plan.seed,
+        icbench_plan::order::ORDER_GENERATOR,
+        plan.repetitions,
+        if plan.varied.is_empty() { "nothing".to_string() } else { plan.varied.join(", ") }
+    )
+}
+
+/// Pins this thread to the host CPU, applies the run's scheduling and
+/// memory locking; refusals are the user's to fix (exit 2).
+fn place_host(settings: &Settings) -> Result<()> {
+    cpu::pin_current_thread(settings.host_cpu).map_err(|e| bad(e.to_string()))?;
+    if let Some(p) = settings.fifo {
+        cpu::set_fifo(p).map_err(|e| bad(format!("--fifo: {e}")))?;
+    }
+    if settings.mlock {
+        cpu::lock_memory().map_err(|e| bad(format!("--mlock: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Places this thread for a group of cells: its host CPU and scheduling.
+fn place_cell(settings: &Settings, cell: &PlanCell) -> Result<(), String> {
+    let (host, _) = settings.cpus_of(cell);
+    cpu::pin_current_thread(host).map_err(|e| e.to_string())?;
+    match settings.fifo_of(cell) {
+        Some(p) => cpu::set_fifo(p).map_err(|e| e.to_string()),
+        None => cpu::set_other().map_err(|e| e.to_string()),
+    }
+}
+
+/// Consecutive cells that can share one session (same link, placement and
+/// scheduling).
+fn groups(cells: &[PlanCell]) -> Vec<&[PlanCell]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=cells.len() {
+        if i == cells.len() || !cells[i - 1].shares_session(&cells[i]) {
+            out.push(&cells[start..i]);
+            start = i;
+        }
+    }
+    out
+}
+
+/// How measuring ended: the status and, when a budget stopped it, why.
+type Measured = Result<(RunStatus, Option<String>)>;
+
+/// Measures `todo` (cells of `plan`, in order) into run `run`.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    store: &mut Store,
+    run: RunId,
+    plan: &Plan,
+    settings: &Settings,
+    todo: &[PlanCell],
+    fault: Option<icbench_engine::Fault>,
+    json_stream: bool,
+    done: usize,
+) -> Measured {
+    install_sigint();
+    let cell_time = Duration::from_nanos(plan.cell_time_ns);
+    let deadline = plan.budget_ns.map(|b| Instant::now() + Duration::from_nanos(b));
+    let peer = settings::peer_launch(settings.peer)?;
+    let mut rec = Recorder::new(store, run, plan.cells.len(), done, json_stream);
+    let mut faulted = HashSet::new();
+    let mut status = (RunStatus::Finished, None);
+    for group in groups(todo) {
+        if STOP.load(Ordering::SeqCst) {
+            status.0 = RunStatus::Interrupted;
+            break;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            let spent =
+                icbench_plan::estimate::human(Duration::from_nanos(plan.budget_ns.unwrap_or(0)));
+            status = (
+                RunStatus::Interrupted,
+                Some(format!(
+                    "the plan's budget of {spent} was spent with {} cells left; \
+                     `icbench run --resume {run}` measures them",
+                    todo.len() - rec.stored
+                )),
+            );
+            break;
+        }
+        let c0 = &group[0];
+        let spec = LinkSpec::parse(&c0.link)
+            .map_err(|e| anyhow::anyhow!("the plan's link '{}' no longer parses: {e}", c0.link))?;
+        rec.expect(group);
+        if let Err(reason) = place_cell(settings, c0) {
+            // Every cell of the group fails with the reason; the run goes on.
+            for c in group {
+                let key = cell_key(settings, c);
+                icbench_engine::Observer::cell_started(&mut rec, &key);
+                let outcome = CellOutcome::Failed { reason: format!("placing the host: {reason}") };
+                icbench_engine::Observer::cell_finished(&mut rec, &CellResult { key, outcome });
+            }
+            continue;
+        }
+        let f = if faulted.insert(c0.link.clone()) { fault } else { None };
+        let cfg = settings.engine(c0, cell_time, peer.clone(), f);
+        let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
+        if icbench_engine::run_link(&cfg, &spec, &specs, &mut rec) == LinkRun::Interrupted {
+            status.0 = RunStatus::Interrupted;
+            break;
+        }
+        if rec.error.is_some() {
+            break;
+        }
+    }
+    if let Some(e) = rec.finish() {
+        return Err(
+            e.context("storing a cell; the run stopped, and every cell stored before it is kept")
+        );
+    }
+    Ok(status)
+}
+
+/// The key the engine gives a cell (for cells that never reach it).
+fn cell_key(settings: &Settings, c: &PlanCell) -> CellKey {
+    CellKey {
+        protocol: settings.protocol.clone(),
+        blocks: c.blocks,
+        ..CellKey::new(c.link.clone(), c.pattern, c.size_bytes)
+    }
+}
+
+/// Records how the run ended and prints it.
+fn finish(
+    a: &RunArgs,
+    mut store: Store,
+    id: RunId,
+    meta: &mut RunMeta,
+    measured: Measured,
+) -> Result<ExitCode> {
+    let (status, note) = match &measured {
+        Ok((s, n)) => (*s, n.clone()),
+        Err(_) => (RunStatus::Interrupted, None),
+    };
+    meta.status = status;
+    meta.ended_unix_ns = Some(meta::now_unix_ns());
+    meta.notes.extend(note.clone());
+    store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
+    measured?;
+    let stored = store.load_run(id)?;
+    let mut out = std::io::stdout().lock();
+    if a.json_stream {
+        let end = serde_json::json!({
+            "event": "end", "run": id.0, "status": status.as_str(), "cells": stored.cells.len(),
+        });
+        writeln!(out, "{end}")?;
+    } else {
+        let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
+        if a.json {
+            icbench_report::json::run(&view, &mut out)?;
+        } else {
+            icbench_report::table::run(&view, &mut out)?;
+            writeln!(
+                out,
+                "\nstored as run {id} in {}; `icbench show {id}` prints it again",
+                a.db.display()
+            )?;
+        }
+    }
+    if let Some(n) = note {
+        eprintln!("icbench: stopped: {n}");
+    }
+    if status == RunStatus::Interrupted {
+        eprintln!(
+            "icbench: interrupted: run {id} keeps every finished cell and is marked interrupted; \
+             `icbench run --resume {id}` measures the rest"
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `icbench run --resume RUN`: the stored plan's cells that are not stored
+/// yet, with the stored settings, into the same run.
+fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
+    let mut store = open_store(&a.db)?;
+    let id = resolve_run(&store, &a.db, which)?;
+    let stored = store.load_run(id)?;
+    if stored.source != RunSource::Measured {
+        return Err(bad(format!("--resume {id}: run {id} was imported, not measured")));
+    }
+    if stored.meta.status == RunStatus::Finished {
+        return Err(bad(format!("--resume {id}: run {id} finished; nothing is left to measure")));
+    }
+    let Some((plan_json, settings_json, _)) = store.plan(id)? else {
+        return Err(bad(format!(
+            "--resume {id}: run {id} has no stored plan (it was made before icbench kept plans); \
+             start a new run"
+        )));
+    };
+    let corrupt = |what: &str, e: serde_json::Error| {
+        anyhow::anyhow!("run {id}'s stored {what} cannot be read ({e}); start a new run")
+    };
+    let plan: Plan = serde_json::from_str(&plan_json).map_err(|e| corrupt("plan", e))?;
+    let settings: Settings =
+        serde_json::from_str(&settings_json).map_err(|e| corrupt("settings", e))?;
+    let usable = cpu::CpuList::usable();
+    for c in [settings.host_cpu, settings.peer_cpu] {
+        usable.check(c).map_err(|e| bad(format!("--resume {id}: {e}")))?;
+    }
+    let done: HashSet<u32> = store.plan_indexes_done(id)?.into_iter().collect();
+    let todo: Vec<PlanCell> =
+        plan.cells.iter().filter(|c| !done.contains(&c.index)).cloned().collect();
+    place_host(&settings)?;
+    let note = format!(
+        "resumed at {}: {} of {} cells were stored, {} left",
+        icbench_report::format::unix_ns(meta::now_unix_ns()),
+        done.len(),
+        plan.cells.len(),
+        todo.len()
+    );
+    store.reopen_run(id, &note).context("marking the run as running again")?;
+    eprintln!("icbench: run {id}: {note}");
+    let mut meta = store.load_run(id)?.meta;
+    let measured =
+        measure(&mut store, id, &plan, &settings, &todo, None, a.json_stream, done.len());
+    finish(a, store, id, &mut meta, measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use icbench_model::Pattern;
+
+    fn cell(link: &str, channels: u32) -> PlanCell {
+        PlanCell {
+            index: 0,
+            link: link.into(),
+            pattern: Pattern::PingPong,
+            size_bytes: 64,
+            blocks: None,
+            channels,
+            transfer_bytes: None,
+            direction: None,
+            cpus: None,
+            sched: None,
+            rep: 0,
+            factors: Default::default(),
+        }
+    }
+
+    #[test]
+    fn consecutive_cells_of_one_link_share_a_session() {
+        let cells =
+            [cell("pipe", 1), cell("pipe", 1), cell("unix", 1), cell("unix", 4), cell("pipe", 1)];
+        let sizes: Vec<usize> = groups(&cells).iter().map(|g| g.len()).collect();
+        assert_eq!(sizes, [2, 1, 1, 1]);
+        assert!(groups(&[]).is_empty());
+    }
+}

@@ -1,0 +1,139 @@
+//! The engine's observer during a run: every finished cell is stored at
+//! once, with its plan factors and plan index (so nothing measured is lost
+//! and `--resume` knows where to go on), streamed as one JSON line when
+//! asked (`--json-stream`), and shown on the progress bar with the last
+//! cell's median.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::atomic::Ordering;
+
+use icbench_engine::Observer;
+use icbench_model::{CellKey, CellOutcome, CellResult};
+use icbench_plan::PlanCell;
+use icbench_store::{RunId, Store};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::STOP;
+
+pub(crate) struct Recorder<'a> {
+    store: &'a mut Store,
+    run: RunId,
+    bar: ProgressBar,
+    /// The plan cells handed to the engine, in the order it reports them.
+    pending: VecDeque<PlanCell>,
+    /// Cells in the whole plan (for `--json-stream`'s `of`).
+    total: usize,
+    json_stream: bool,
+    /// What the last finished cell measured, for the bar.
+    last: String,
+    pub error: Option<anyhow::Error>,
+    pub stored: usize,
+}
+
+impl<'a> Recorder<'a> {
+    /// `done`: cells already stored (a resumed run); `todo`: cells to measure.
+    pub fn new(
+        store: &'a mut Store,
+        run: RunId,
+        total: usize,
+        done: usize,
+        json_stream: bool,
+    ) -> Recorder<'a> {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .expect("static template"),
+        );
+        bar.set_position(done as u64);
+        // The ETA counts only what this invocation measures.
+        bar.reset_eta();
+        Recorder {
+            store,
+            run,
+            bar,
+            pending: VecDeque::new(),
+            total,
+            json_stream,
+            last: String::new(),
+            error: None,
+            stored: 0,
+        }
+    }
+
+    /// The plan cells of the next call to the engine.
+    pub fn expect(&mut self, cells: &[PlanCell]) {
+        self.pending = cells.iter().cloned().collect();
+    }
+
+    pub fn finish(self) -> Option<anyhow::Error> {
+        self.bar.finish_and_clear();
+        self.error
+    }
+
+    fn store(&mut self, plan: &PlanCell, result: &CellResult) -> anyhow::Result<()> {
+        self.store.insert_plan_cell(self.run, result, Some(plan.index))?;
+        self.stored += 1;
+        if self.json_stream {
+            let mut out = std::io::stdout().lock();
+            icbench_report::json::cell_line(self.run.0, plan.index, self.total, result, &mut out)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// A few words on what a cell measured: its median, or its throughput.
+fn last_of(result: &CellResult) -> String {
+    let k = &result.key;
+    let what = match &result.outcome {
+        CellOutcome::Measured(d) => {
+            match d.latency.as_ref().and_then(icbench_stats::Summary::from_histogram) {
+                Some(s) => format!("p50 {}", icbench_report::format::ns(s.p50)),
+                None => icbench_report::format::rate(d.bytes_per_s(), "B/s"),
+            }
+        }
+        CellOutcome::Failed { .. } => "failed".to_string(),
+        CellOutcome::NotApplicable { .. } => "n/a".to_string(),
+    };
+    format!("last: {} {} {} B {what}", k.link, k.pattern, k.size_bytes)
+}
+
+impl Observer for Recorder<'_> {
+    fn cell_started(&mut self, key: &CellKey) {
+        let extra: Vec<String> = self
+            .pending
+            .front()
+            .map(|p| p.factors.iter().map(|(k, v)| format!("{k}={v}")).collect())
+            .unwrap_or_default();
+        self.bar.set_message(format!(
+            "{} {} {} B {}  ({})",
+            key.link,
+            key.pattern,
+            key.size_bytes,
+            extra.join(" "),
+            self.last
+        ));
+    }
+
+    fn cell_finished(&mut self, result: &CellResult) {
+        self.bar.inc(1);
+        self.last = last_of(result);
+        let Some(plan) = self.pending.pop_front() else {
+            self.error = Some(anyhow::anyhow!("the engine reported more cells than it was given"));
+            STOP.store(true, Ordering::SeqCst);
+            return;
+        };
+        if self.error.is_some() {
+            return;
+        }
+        let mut result = result.clone();
+        result.key.factors.extend(plan.factors.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let Err(e) = self.store(&plan, &result) {
+            self.error = Some(e);
+            STOP.store(true, Ordering::SeqCst);
+        }
+    }
+}
