@@ -56,6 +56,7 @@ use crate::interval::Interval;
 /// observations with the same treatment are replicates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
+    /// Factor → level.
     pub treatment: BTreeMap<String, String>,
     /// The response, in its unit (e.g. ns or B/s).
     pub value: f64,
@@ -116,7 +117,9 @@ pub enum ErrorSource {
 /// The error term.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ErrorTerm {
+    /// What it is made of.
     pub source: ErrorSource,
+    /// Its sum of squares, df and share (no F or p).
     pub term: Term,
     /// s_e = √(SS_E/df), on the analysed scale (ln units for `log`).
     pub stddev: f64,
@@ -125,32 +128,41 @@ pub struct ErrorTerm {
 /// One level of a factor.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Level {
+    /// The level's name.
     pub level: String,
     /// Observations at this level.
     pub n: usize,
     /// Mean response at this level, in the response's unit (geometric mean
     /// on the log scale).
     pub mean: f64,
+    /// 95 % CI of `mean` (balanced: from the error term; unbalanced: from
+    /// the observations at this level alone).
     pub mean_ci95: Option<Interval>,
     /// The level's effect α_j: its mean minus the grand mean (linear), or
     /// divided by it (log: a ratio). `None` in an unbalanced design.
     pub effect: Option<f64>,
+    /// 95 % CI of `effect`.
     pub effect_ci95: Option<Interval>,
 }
 
 /// A factor's main effect.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FactorEffect {
+    /// The factor's name.
     pub factor: String,
     /// In numeric order when every level is a number, else in text order.
     pub levels: Vec<Level>,
     /// The level with the smallest and the largest mean.
     pub lowest: String,
+    /// See `lowest`.
     pub highest: String,
     /// Largest level mean over the smallest (log: a ratio ≥ 1) or minus it
     /// (linear, in the response's unit).
     pub range: f64,
-    /// `None` in an unbalanced design or without an error term.
+    /// 95 % CI of `range` (a ratio or a difference, as `range`); `None` in
+    /// an unbalanced design or without an error term. It is a CI for a
+    /// difference chosen after looking (the extremes), so optimistic when
+    /// there are many levels.
     pub range_ci95: Option<Interval>,
     /// The factor's line of the analysis of variance (balanced designs).
     pub anova: Option<Term>,
@@ -159,6 +171,7 @@ pub struct FactorEffect {
 /// One cell of a two-factor interaction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InteractionCell {
+    /// The two factors' levels, in the order of [`Interaction::factors`].
     pub levels: [String; 2],
     /// γ_ij: how far this combination's mean lies from what the two main
     /// effects predict; a ratio on the log scale, a difference on the linear.
@@ -168,10 +181,13 @@ pub struct InteractionCell {
 /// A two-factor interaction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Interaction {
+    /// The two factors.
     pub factors: [String; 2],
+    /// Whether the design lets the interaction be estimated.
     pub estimable: bool,
     /// Why it is not estimated, or not tested.
     pub note: Option<String>,
+    /// Its line of the analysis of variance.
     pub anova: Option<Term>,
     /// The combination furthest from additivity.
     pub largest: Option<InteractionCell>,
@@ -180,6 +196,7 @@ pub struct Interaction {
 /// The design, as the observations show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Design {
+    /// Observations analysed.
     pub observations: usize,
     /// Distinct treatments (combinations of the varied factors' levels).
     pub treatments: usize,
@@ -189,6 +206,7 @@ pub struct Design {
     pub missing: usize,
     /// Observations per treatment, fewest and most.
     pub replicates_min: usize,
+    /// See `replicates_min`.
     pub replicates_max: usize,
     /// Complete, with equal replicates: the variation splits exactly.
     pub balanced: bool,
@@ -197,19 +215,24 @@ pub struct Design {
 /// A factor that took one level only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NotVaried {
+    /// The factor.
     pub factor: String,
+    /// Its only level.
     pub level: String,
 }
 
 /// Everything [`analyse`] finds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Effects {
+    /// The scale analysed on.
     pub scale: Scale,
+    /// The design the observations form.
     pub design: Design,
     /// Observations left out: non-finite, or ≤ 0 on the log scale.
     pub rejected: usize,
     /// Mean of all observations, in the response's unit (geometric on log).
     pub grand_mean: f64,
+    /// Factors with one level, left out of the analysis.
     pub not_varied: Vec<NotVaried>,
     /// The factors with two or more levels, largest share (or range) first.
     pub factors: Vec<FactorEffect>,
@@ -218,6 +241,7 @@ pub struct Effects {
     /// Interactions of three or more factors, when they have df and are not
     /// the error.
     pub higher_order: Option<Term>,
+    /// The error term, when the design has one.
     pub error: Option<ErrorTerm>,
     /// SST and N − 1, on the analysed scale.
     pub total: Option<Term>,
@@ -742,7 +766,7 @@ mod tests {
         let err = e.error.unwrap();
         assert_eq!(err.source, ErrorSource::Replicates);
         assert!(close(err.term.ss, 102.0, 1e-12) && err.term.df == 8);
-        assert!(close(err.stddev, 3.5707142142714250, 1e-12));
+        assert!(close(err.stddev, 3.570_714_214_271_425, 1e-12));
         let a = factor(&e, "A");
         let b = factor(&e, "B");
         assert_eq!(e.factors[0].factor, "A", "largest share first");
