@@ -290,8 +290,14 @@ pub fn render(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
     };
     writeln!(out, "run {} ({}): which factors matter · {scale}", view.run_id, view.source)?;
     if !view.filters.is_empty() {
-        let f: Vec<String> =
-            view.filters.iter().map(|(k, v)| format!("{k} = {}", v.join(" or "))).collect();
+        let f: Vec<String> = view
+            .filters
+            .iter()
+            .map(|(k, v)| {
+                let l: Vec<String> = v.iter().map(|l| level_label(k, l)).collect();
+                format!("{k} = {}", l.join(" or "))
+            })
+            .collect();
         writeln!(out, "only cells with {}", f.join(", "))?;
     }
     writeln!(
@@ -370,7 +376,21 @@ fn design(e: &Effects, out: &mut dyn Write) -> std::io::Result<()> {
                 d.missing, d.combinations
             )
         }
-    )
+    )?;
+    if !d.missing_examples.is_empty() {
+        let ex: Vec<String> = d
+            .missing_examples
+            .iter()
+            .map(|m| {
+                let l: Vec<String> =
+                    m.iter().map(|(f, l)| format!("{f}={}", level_label(f, l))).collect();
+                l.join(" ")
+            })
+            .collect();
+        let more = if d.missing > ex.len() { ", …" } else { "" };
+        writeln!(out, "missing: {}{more}", ex.join("; "))?;
+    }
+    Ok(())
 }
 
 /// The allocation of variation (Jain 1991): one line per factor, pair,
@@ -608,6 +628,7 @@ mod tests {
             "left out: 1 failed, 0 n/a",
             "1 without a latency histogram",
             "UNBALANCED (1 of 4 combinations missing)",
+            "missing: link=unix size=1 KiB",
             "1 KiB",
             "── bandwidth (payload, host → peer), B/s ──",
         ] {

@@ -75,6 +75,9 @@ pub enum Scale {
 /// The level a factor takes in an observation whose treatment lacks it.
 pub const UNSET: &str = "(unset)";
 
+/// How many missing combinations [`Design::missing_examples`] names.
+pub const MISSING_EXAMPLES: usize = 3;
+
 /// Significance level of the F tests (`significant` is `p < ALPHA`).
 pub const ALPHA: f64 = 0.05;
 
@@ -204,6 +207,9 @@ pub struct Design {
     pub combinations: usize,
     /// Combinations with no observation.
     pub missing: usize,
+    /// Up to [`MISSING_EXAMPLES`] of the missing combinations, factor →
+    /// level, in the order of the levels.
+    pub missing_examples: Vec<BTreeMap<String, String>>,
     /// Observations per treatment, fewest and most.
     pub replicates_min: usize,
     /// See `replicates_min`.
@@ -396,11 +402,45 @@ impl Data {
             treatments: t.len(),
             combinations,
             missing,
+            missing_examples: if missing > 0 {
+                self.missing_examples(&t, combinations)
+            } else {
+                vec![]
+            },
             replicates_min: rmin,
             replicates_max: rmax,
             balanced,
         };
         (balanced, d)
+    }
+
+    /// The first missing combinations, counting through them in mixed radix
+    /// (only when there are at most a million).
+    fn missing_examples(
+        &self,
+        t: &HashMap<&[usize], Vec<f64>>,
+        combinations: usize,
+    ) -> Vec<BTreeMap<String, String>> {
+        let mut out = Vec::new();
+        let mut code = vec![0usize; self.levels.len()];
+        for _ in 0..combinations.min(1_000_000) {
+            if !t.contains_key(code.as_slice()) {
+                let named =
+                    self.levels.iter().zip(&code).map(|((f, l), &i)| (f.clone(), l[i].clone()));
+                out.push(named.collect());
+                if out.len() == MISSING_EXAMPLES {
+                    break;
+                }
+            }
+            for (d, (_, l)) in code.iter_mut().zip(&self.levels).rev() {
+                *d += 1;
+                if *d < l.len() {
+                    break;
+                }
+                *d = 0;
+            }
+        }
+        out
     }
 
     /// Mean of z per level of factor `f`.
@@ -657,13 +697,16 @@ impl Data {
                 anova: None,
             });
         }
+        let d = &e.design;
+        let reps = if d.replicates_min == d.replicates_max {
+            format!("{}", d.replicates_min)
+        } else {
+            format!("{}–{}", d.replicates_min, d.replicates_max)
+        };
         let why = format!(
             "not estimable: the design is unbalanced ({} of {} level combinations missing, \
-             {}–{} replicates each)",
-            e.design.missing,
-            e.design.combinations,
-            e.design.replicates_min,
-            e.design.replicates_max
+             {reps} replicates each)",
+            d.missing, d.combinations
         );
         for f in 0..self.levels.len() {
             for g in f + 1..self.levels.len() {
@@ -961,6 +1004,9 @@ mod tests {
         let e = analyse(&o, Scale::Linear);
         assert!(!e.design.balanced);
         assert_eq!((e.design.missing, e.design.combinations), (1, 4));
+        let hole: BTreeMap<String, String> =
+            [("A", "hi"), ("B", "hi")].map(|(f, l)| (f.to_string(), l.to_string())).into();
+        assert_eq!(e.design.missing_examples, [hole]);
         assert!(e.error.is_none() && e.total.is_none());
         let a = factor(&e, "A");
         assert!(a.anova.is_none() && a.range_ci95.is_none());

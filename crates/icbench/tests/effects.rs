@@ -218,6 +218,10 @@ fn an_unbalanced_run_gets_level_means_only() {
     assert!(e["interactions"].as_array().unwrap().iter().all(|i| i["estimable"] == false));
     let text = ok(&db, &["effects"]);
     assert!(text.contains("UNBALANCED"), "{text}");
+    assert!(
+        text.contains("missing: link=unix size=1 KiB wait=futex; link=unix size=1 KiB wait=spin"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -231,6 +235,24 @@ fn nothing_to_analyse_is_bad_input() {
     let err = fails(&db, &["effects", &run.to_string()]);
     assert!(err.contains("varies no factor") && err.contains("link=pipe"), "{err}");
     assert!(err.contains("size=64") && err.contains("icbench run"), "{err}");
+    let err =
+        fails(&db, &["effects", &run.to_string(), "--metric", "bandwidth", "--where", "size=64"]);
+    assert!(
+        err.contains("varies no factor")
+            && err.contains("size=64 each had one level in its 3 cells matching --where"),
+        "{err}"
+    );
+    let no_hist = |link: &str| {
+        let mut c = measured(CellKey::new(link, Pattern::Stream, 64), 500, 1000);
+        if let CellOutcome::Measured(d) = &mut c.outcome {
+            d.latency = None;
+        }
+        c
+    };
+    let streams = store_run(&db, &[no_hist("pipe"), no_hist("unix")]);
+    let err = fails(&db, &["effects", &streams.to_string(), "--metric", "latency"]);
+    assert!(err.contains("has a latency histogram (try --metric bandwidth)"), "{err}");
+    ok(&db, &["effects", &streams.to_string(), "--metric", "bandwidth"]);
     let err = fails(&db, &["effects", "99"]);
     assert!(err.contains("99"), "{err}");
     let err = fails(&db, &["effects", "--where", "colour=red"]);

@@ -95,37 +95,49 @@ fn parse_filters(run: &StoredRun, given: &[String]) -> Result<BTreeMap<String, V
     Ok(out)
 }
 
-/// Bad input when there is nothing to analyse: no measured cell, or no
-/// factor with two levels among the measured cells.
+/// Bad input when there is nothing to analyse: no measured cell, no cell
+/// with the response asked for, or no factor with two levels among the
+/// cells that have it.
 fn check_something_varies(
     run: &StoredRun,
     cells: &[&CellResult],
     view: &effects::EffectsView,
 ) -> Result<()> {
-    let measured: Vec<&CellResult> =
-        cells.iter().copied().filter(|c| matches!(c.outcome, CellOutcome::Measured(_))).collect();
-    if measured.is_empty() {
+    let matching = if view.filters.is_empty() { "" } else { " matching --where" };
+    if !cells.iter().any(|c| matches!(c.outcome, CellOutcome::Measured(_))) {
         return Err(bad(format!(
-            "run {} has no measured cells{} ({} failed, {} n/a): nothing to analyse",
-            run.id,
-            if view.filters.is_empty() { "" } else { " matching --where" },
-            view.cells_failed,
-            view.cells_not_applicable
+            "run {} has no measured cells{matching} ({} failed, {} n/a): nothing to analyse",
+            run.id, view.cells_failed, view.cells_not_applicable
         )));
     }
     if !view.varies_nothing() {
         return Ok(());
     }
-    let one: Vec<String> = levels_of(&measured)
-        .into_iter()
-        .map(|(f, l)| format!("{f}={}", l.into_iter().next().unwrap_or_default()))
+    let why: Vec<String> = view
+        .metrics
+        .iter()
+        .map(|m| {
+            if m.cells == 0 {
+                let what = match m.metric {
+                    Metric::Latency => "a latency histogram (try --metric bandwidth)",
+                    Metric::Bandwidth => "bytes moved (try --metric latency)",
+                };
+                return format!("no measured cell{matching} has {what}");
+            }
+            let one: Vec<String> =
+                m.effects.not_varied.iter().map(|n| format!("{}={}", n.factor, n.level)).collect();
+            format!("{} each had one level in its {} cells{matching}", one.join(", "), m.cells)
+        })
         .collect();
+    let mut why = why;
+    why.dedup();
+    if view.metrics.iter().all(|m| m.cells == 0) {
+        return Err(bad(format!("run {}: {}", run.id, why.join("; "))));
+    }
     Err(bad(format!(
-        "run {} varies no factor: {} each had one level among its measured cells{}; measure a \
-         run with two or more levels of a factor, e.g. `icbench run -L pipe -L unix -s 64,1K`, \
-         or a plan that varies one",
+        "run {} varies no factor: {}; measure a run with two or more levels of a factor, e.g. \
+         `icbench run -L pipe -L unix -s 64,1K`, or a plan that varies one",
         run.id,
-        one.join(", "),
-        if view.filters.is_empty() { "" } else { " matching --where" }
+        why.join("; ")
     )))
 }
