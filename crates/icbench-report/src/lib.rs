@@ -6,6 +6,7 @@
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
 pub mod compare;
+pub mod effects;
 pub mod export;
 pub mod format;
 pub mod html;

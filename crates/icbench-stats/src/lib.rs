@@ -22,11 +22,14 @@
 //! - **Percentiles of raw samples** use linear interpolation between order
 //!   statistics, Hyndman & Fan (1996) type 7 (see [`quantile_sorted`]).
 //! - **Outliers are flagged, never removed.**
+//! - **Factorial experiments** are analysed in [`effects`]: main effects,
+//!   two-factor interactions and the allocation of variation (Jain 1991).
 
 #![warn(missing_docs)]
 
 mod ci;
 mod compare;
+pub mod effects;
 mod fit;
 mod histview;
 mod interval;

@@ -58,6 +58,9 @@ pub enum Command {
     Model(ModelArgs),
     /// Compare runs (or links of one run): medians, ratio with CI, significance.
     Compare(CompareArgs),
+    /// Which factors matter: main effects, interactions and the share of
+    /// variation each explains, for latency and bandwidth (Jain 1991).
+    Effects(EffectsArgs),
     /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
     Export(ExportArgs),
     /// Store another tool's results as a run (seed logs, xmit-p, TI, cyclictest, CSV).
@@ -216,6 +219,47 @@ pub struct CompareArgs {
     /// With one run: a link to compare; the first is the baseline.
     #[arg(long = "link", short = 'L', value_name = "SPEC")]
     pub links: Vec<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EffectsMetric {
+    /// The cells' p50 latency (ns).
+    Latency,
+    /// The cells' payload bytes per second.
+    Bandwidth,
+    /// Both, one after the other.
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EffectsScale {
+    /// Analyse ln(response): geometric means, effects as ratios (×).
+    Log,
+    /// Analyse the response itself: effects as differences in its unit.
+    Linear,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Factors are link, pattern, size, protocol, blocks, channels and every \
+                        factor of a plan; cells differing only in `rep` are replicates. \
+                        Example: icbench effects 7 --metric latency --where pattern=pingpong")]
+pub struct EffectsArgs {
+    /// Run number, or `latest`.
+    #[arg(default_value = "latest")]
+    pub run: String,
+    /// The response to analyse.
+    #[arg(long, value_enum, default_value = "both")]
+    pub metric: EffectsMetric,
+    /// The scale: log (relative effects, the default: latencies and rates
+    /// differ by factors, not by fixed amounts) or linear.
+    #[arg(long, value_enum, default_value = "log")]
+    pub scale: EffectsScale,
+    /// Only cells whose FACTOR has this level (repeat: the same factor means
+    /// either level, different factors both), e.g. `--where pattern=pingpong`.
+    #[arg(long = "where", value_name = "FACTOR=LEVEL")]
+    pub filters: Vec<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }

@@ -2,6 +2,7 @@
 
 mod analyse;
 mod doctor;
+mod effects;
 mod floor;
 mod import;
 mod links;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Show(a) => show::show(&a),
         Command::Model(a) => analyse::model(&a),
         Command::Compare(a) => analyse::compare(&a),
+        Command::Effects(a) => effects::effects(&a),
         Command::Export(a) => analyse::export(&a),
         Command::Import(a) => import::import(&a),
         Command::Report(a) => analyse::report(&a),

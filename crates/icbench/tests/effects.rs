@@ -1,0 +1,309 @@
+//! `icbench effects` end to end: a store built with synthetic cells whose
+//! effects are known exactly, read back through the binary's JSON; the
+//! refusals (exit 2, one line); and a real small run analysed (no numbers
+//! asserted on timed data).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command;
+use icbench_model::{
+    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern, PeerMode,
+    RunMeta, RunStatus, Sched,
+};
+use icbench_store::Store;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert!(out.status.success(), "icbench {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(db: &Path, args: &[&str]) -> String {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+fn meta() -> RunMeta {
+    RunMeta {
+        cpu_model: "test".into(),
+        online_cpus: "0-1".into(),
+        host_cpu: 0,
+        peer_cpu: 1,
+        peer_mode: PeerMode::Thread,
+        sched: Sched::Other,
+        mlock: false,
+        kernel_release: "6.1".into(),
+        governor: None,
+        hostname: "synthetic".into(),
+        icbench_version: "0.1.0".into(),
+        git_commit: None,
+        command_line: vec!["icbench".into(), "run".into()],
+        started_unix_ns: 1,
+        ended_unix_ns: Some(2),
+        clock: "CLOCK_MONOTONIC_RAW".into(),
+        clock_overhead_ns: 20.0,
+        status: RunStatus::Finished,
+        floor: None,
+        notes: vec![],
+    }
+}
+
+/// A measured cell whose p50 latency is exactly `p50_ns` (every sample the
+/// same, below 2048 ns where the histogram is exact) and whose bandwidth is
+/// `bytes_per_s`.
+fn measured(key: CellKey, p50_ns: u64, bytes_per_s: u64) -> CellResult {
+    let mut h = LatencyHistogram::new();
+    h.record_n(p50_ns, 100);
+    let data = CellData {
+        messages: 100,
+        bytes: bytes_per_s,
+        elapsed_ns: 1_000_000_000,
+        warmup_messages: 0,
+        latency: Some(h),
+        raw_ns: None,
+        window: None,
+        counters: LinkCounters::default(),
+        channels: None,
+        adaptive: None,
+    };
+    CellResult { key, outcome: CellOutcome::Measured(data) }
+}
+
+fn store_run(db: &Path, cells: &[CellResult]) -> i64 {
+    let mut store = Store::open(db).unwrap();
+    let run = store.begin_run(&meta()).unwrap();
+    for c in cells {
+        store.insert_cell(run, c).unwrap();
+    }
+    run.0
+}
+
+/// link {pipe, unix} × size {64, 1024} × wait {spin, futex} × rep {0,1,2}:
+/// latency = 100 ns × (unix: 2) × (1024: 4) × rep noise (0.99, 1, 1.01),
+/// bandwidth = 1 MB/s × (1024: 10) × the same noise. `wait` has no effect;
+/// nothing interacts. Plus one failed and one n/a cell.
+fn factorial() -> Vec<CellResult> {
+    let mut cells = Vec::new();
+    for (link, l) in [("pipe", 1), ("unix", 2)] {
+        for (size, s, b) in [(64, 1, 1), (1024, 4, 10)] {
+            for wait in ["spin", "futex"] {
+                for (rep, noise) in [(0, 99), (1, 100), (2, 101)] {
+                    let key = CellKey::new(link, Pattern::PingPong, size)
+                        .with("wait", wait)
+                        .with("rep", rep);
+                    cells.push(measured(key, l * s * noise, b * 10_000 * noise));
+                }
+            }
+        }
+    }
+    let key = CellKey::new("pipe", Pattern::PingPong, 64).with("wait", "spin").with("rep", 3);
+    cells.push(CellResult { key, outcome: CellOutcome::Failed { reason: "timeout".into() } });
+    let key = CellKey::new("unix", Pattern::PingPong, 1024).with("wait", "spin").with("rep", 3);
+    cells.push(CellResult { key, outcome: CellOutcome::NotApplicable { max_bytes: 512 } });
+    cells
+}
+
+fn factor<'a>(m: &'a Value, name: &str) -> &'a Value {
+    m["effects"]["factors"].as_array().unwrap().iter().find(|f| f["factor"] == name).unwrap()
+}
+
+fn close(v: &Value, want: f64) -> bool {
+    (v.as_f64().unwrap() - want).abs() <= 1e-9 * want.abs().max(1.0)
+}
+
+#[test]
+fn known_effects_come_back_from_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("e.db");
+    let run = store_run(&db, &factorial());
+    let v: Value =
+        serde_json::from_str(&ok(&db, &["effects", &run.to_string(), "--json"])).unwrap();
+    assert_eq!(v["scale"], "log");
+    assert_eq!((v["cells_total"].as_u64(), v["cells_failed"].as_u64()), (Some(26), Some(1)));
+    assert_eq!(v["cells_not_applicable"], 1);
+    let lat = &v["metrics"][0];
+    assert_eq!(lat["metric"], "latency");
+    assert_eq!(lat["effect_unit"], "ratio");
+    assert_eq!(lat["cells"], 24);
+    let e = &lat["effects"];
+    // rep is the replicate index, not a factor: 8 treatments × 3.
+    let d = &e["design"];
+    assert_eq!((d["treatments"].as_u64(), d["replicates_min"].as_u64()), (Some(8), Some(3)));
+    assert_eq!(d["balanced"], true);
+    assert_eq!(e["error"]["source"], "replicates");
+    let names: Vec<&str> =
+        e["factors"].as_array().unwrap().iter().map(|f| f["factor"].as_str().unwrap()).collect();
+    assert_eq!(names, ["size", "link", "wait"], "largest share first, no rep");
+    let nv: Vec<&str> =
+        e["not_varied"].as_array().unwrap().iter().map(|n| n["factor"].as_str().unwrap()).collect();
+    assert_eq!(nv, ["channels", "pattern"]);
+    // Exact ratios: size ×4, link ×2, wait ×1 (p = 1: F = 0).
+    let size = factor(lat, "size");
+    assert!(close(&size["range"], 4.0), "{size}");
+    assert_eq!((size["highest"].as_str(), size["lowest"].as_str()), (Some("1024"), Some("64")));
+    assert!(close(&factor(lat, "link")["range"], 2.0));
+    assert_eq!(factor(lat, "link")["anova"]["p"].as_f64().map(|p| p < 0.05), Some(true));
+    let wait = factor(lat, "wait");
+    assert!(close(&wait["range"], 1.0));
+    assert_eq!(wait["anova"]["p"].as_f64().map(|p| p > 0.05), Some(true));
+    // The unix level's mean: geometric mean of 200·{1,4}·{0.99,1,1.01}.
+    let g = (0.99f64 * 1.01).ln() / 3.0;
+    let unix = &factor(lat, "link")["levels"][1];
+    assert_eq!(unix["level"], "unix");
+    assert!(close(&unix["mean"], 400.0 * g.exp()), "{unix}");
+    // Size and link explain nearly everything; no interaction.
+    let share = |f: &str| factor(lat, f)["anova"]["share"].as_f64().unwrap();
+    assert!(share("size") + share("link") > 0.99);
+    let pairs = e["interactions"].as_array().unwrap();
+    assert_eq!(pairs.len(), 3);
+    assert!(
+        pairs.iter().all(|i| i["estimable"] == true && i["anova"]["p"].as_f64().unwrap() > 0.05)
+    );
+    // Bandwidth: only size matters (×10).
+    let bw = &v["metrics"][1];
+    assert_eq!(bw["metric"], "bandwidth");
+    assert!(close(&factor(bw, "size")["range"], 10.0));
+    assert!(close(&factor(bw, "link")["range"], 1.0));
+
+    // The linear scale reports differences: unix − pipe over the size mix.
+    let v: Value = serde_json::from_str(&ok(
+        &db,
+        &["effects", "--json", "--scale", "linear", "--metric", "latency"],
+    ))
+    .unwrap();
+    assert_eq!(v["metrics"].as_array().unwrap().len(), 1);
+    let link = factor(&v["metrics"][0], "link");
+    assert!(close(&link["range"], 250.0), "{link}"); // (200·(1+4)/2) − (100·(1+4)/2)
+
+    // --where picks a part; a size may be written as on the command line.
+    let v: Value =
+        serde_json::from_str(&ok(&db, &["effects", "--json", "--where", "size=1K"])).unwrap();
+    let nv = &v["metrics"][0]["effects"]["not_varied"];
+    assert!(nv.as_array().unwrap().iter().any(|n| n["factor"] == "size" && n["level"] == "1024"));
+
+    // The table names the factors and the allocation of variation.
+    let text = ok(&db, &["effects"]);
+    for want in ["share of variation", "size", "link × size", "error (between replicates)"] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(text.contains("left out: 1 failed, 1 n/a"), "{text}");
+}
+
+#[test]
+fn an_unbalanced_run_gets_level_means_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("u.db");
+    let cells: Vec<CellResult> = factorial()
+        .into_iter()
+        .filter(|c| !(c.key.link == "unix" && c.key.size_bytes == 1024))
+        .collect();
+    store_run(&db, &cells);
+    let v: Value = serde_json::from_str(&ok(&db, &["effects", "--json"])).unwrap();
+    let e = &v["metrics"][0]["effects"];
+    assert_eq!(e["design"]["balanced"], false);
+    assert_eq!(e["design"]["missing"], 2); // unix·1024 × {spin, futex}
+    assert!(e["error"].is_null());
+    assert!(e["interactions"].as_array().unwrap().iter().all(|i| i["estimable"] == false));
+    let text = ok(&db, &["effects"]);
+    assert!(text.contains("UNBALANCED"), "{text}");
+    assert!(
+        text.contains("missing: link=unix size=1 KiB wait=futex; link=unix size=1 KiB wait=spin"),
+        "{text}"
+    );
+}
+
+#[test]
+fn nothing_to_analyse_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("n.db");
+    let one = |rep: u32| {
+        measured(CellKey::new("pipe", Pattern::PingPong, 64).with("rep", rep), 500, 1000)
+    };
+    let run = store_run(&db, &[one(0), one(1), one(2)]);
+    let err = fails(&db, &["effects", &run.to_string()]);
+    assert!(err.contains("varies no factor") && err.contains("link=pipe"), "{err}");
+    assert!(err.contains("size=64") && err.contains("icbench run"), "{err}");
+    let err =
+        fails(&db, &["effects", &run.to_string(), "--metric", "bandwidth", "--where", "size=64"]);
+    assert!(
+        err.contains("varies no factor")
+            && err.contains("size=64 each had one level in its 3 cells matching --where"),
+        "{err}"
+    );
+    let no_hist = |link: &str| {
+        let mut c = measured(CellKey::new(link, Pattern::Stream, 64), 500, 1000);
+        if let CellOutcome::Measured(d) = &mut c.outcome {
+            d.latency = None;
+        }
+        c
+    };
+    let streams = store_run(&db, &[no_hist("pipe"), no_hist("unix")]);
+    let err = fails(&db, &["effects", &streams.to_string(), "--metric", "latency"]);
+    assert!(err.contains("has a latency histogram (try --metric bandwidth)"), "{err}");
+    ok(&db, &["effects", &streams.to_string(), "--metric", "bandwidth"]);
+    let err = fails(&db, &["effects", "99"]);
+    assert!(err.contains("99"), "{err}");
+    let err = fails(&db, &["effects", "--where", "colour=red"]);
+    assert!(err.contains("colour") && err.contains("link"), "{err}");
+    let err = fails(&db, &["effects", "--where", "link=tcp"]);
+    assert!(err.contains("tcp") && err.contains("pipe"), "{err}");
+    let failed = CellResult {
+        key: CellKey::new("pipe", Pattern::PingPong, 64),
+        outcome: CellOutcome::Failed { reason: "timeout".into() },
+    };
+    let run = store_run(&db, &[failed]);
+    let err = fails(&db, &["effects", &run.to_string()]);
+    assert!(err.contains("no measured cells") && err.contains("1 failed"), "{err}");
+}
+
+#[test]
+fn a_real_run_names_its_factors() {
+    for spec in ["pipe", "unix"] {
+        if let Some(why) = icbench_link::probe::unsupported(spec) {
+            let _ = writeln!(std::io::stderr(), "SKIP: {spec} does not work here: {why}");
+            return;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    ok(
+        &db,
+        &[
+            "run",
+            "-L",
+            "pipe",
+            "-L",
+            "unix",
+            "-s",
+            "64,1K",
+            "-p",
+            "pingpong",
+            "--cell-time",
+            "20ms",
+            "--no-floor",
+            "--json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&ok(&db, &["effects", "--json"])).unwrap();
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in v["metrics"].as_array().unwrap() {
+        for f in m["effects"]["factors"].as_array().unwrap() {
+            *names.entry(f["factor"].as_str().unwrap()).or_default() += 1;
+        }
+    }
+    assert_eq!(names.keys().copied().collect::<Vec<_>>(), ["link", "size"], "{v}");
+    let text = ok(&db, &["effects"]);
+    assert!(text.contains("link × size") && text.contains("64 B"), "{text}");
+}
