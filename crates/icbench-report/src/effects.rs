@@ -68,6 +68,7 @@ impl Metric {
 }
 
 /// The factors of a cell, as the analysis sees them (`rep` left out).
+/// (A plan's `link` factor, when present, is the link as declared.)
 pub fn factors(key: &CellKey, data: Option<&CellData>) -> BTreeMap<String, String> {
     let mut f: BTreeMap<String, String> = key
         .factors
@@ -75,7 +76,10 @@ pub fn factors(key: &CellKey, data: Option<&CellData>) -> BTreeMap<String, Strin
         .filter(|(k, _)| *k != REP)
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    f.insert("link".into(), key.link.clone());
+    // A plan that varies `wait` stores the link as declared (`shm`) beside
+    // the spec it ran (`shm?wait=spin`), so that link and wait are two
+    // factors rather than one confounded one.
+    f.entry("link".into()).or_insert_with(|| key.link.clone());
     f.insert("pattern".into(), key.pattern.to_string());
     f.insert("size".into(), key.size_bytes.to_string());
     if let Some(p) = &key.protocol {
@@ -592,6 +596,9 @@ mod tests {
         assert!(
             !factors(&CellKey::new("pipe", Pattern::Stream, 64), None).contains_key("channels")
         );
+        // A plan's declared link wins over the spec with its wait applied.
+        let k3 = CellKey::new("shm?wait=spin", Pattern::PingPong, 64).with("link", "shm");
+        assert_eq!(factors(&k3, None)["link"], "shm");
     }
 
     #[test]
