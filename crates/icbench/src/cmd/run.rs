@@ -15,11 +15,11 @@ use icbench_engine::{
     Budget, CellSpec, EngineConfig, Fault, LinkRun, Observer, PeerLaunch, Protocol, clock, cpu,
 };
 use icbench_link::LinkSpec;
-use icbench_model::{CellKey, CellResult, Pattern, PeerMode, RunStatus, Sched};
+use icbench_model::{CellKey, CellResult, Direction, Pattern, PeerMode, RunStatus, Sched};
 use icbench_store::{RunId, Store};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{PatternArg, PeerKind, ProtocolArg, RunArgs};
+use crate::cli::{DirectionArg, PatternArg, PeerKind, ProtocolArg, RunArgs};
 use crate::cmd::{resolve_cpus, show::open_store};
 use crate::error::bad;
 use crate::meta::{self, Placement};
@@ -126,23 +126,35 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
                 PatternArg::Pingpong => Pattern::PingPong,
                 PatternArg::Stream => Pattern::Stream,
                 PatternArg::Bulk => Pattern::Bulk,
+                PatternArg::Oneway => Pattern::OneWay,
             })
             .collect()
     };
     let pname = protocol.map_or("the local control protocol", Protocol::as_str);
     for &p in &patterns {
         if !icbench_engine::supports(protocol, p) {
-            let offered: Vec<&str> = [Pattern::PingPong, Pattern::Stream, Pattern::Bulk]
-                .into_iter()
-                .filter(|&q| icbench_engine::supports(protocol, q))
-                .map(Pattern::as_str)
-                .collect();
+            let offered: Vec<&str> =
+                [Pattern::PingPong, Pattern::Stream, Pattern::Bulk, Pattern::OneWay]
+                    .into_iter()
+                    .filter(|&q| icbench_engine::supports(protocol, q))
+                    .map(Pattern::as_str)
+                    .collect();
             return Err(bad(format!(
                 "--pattern {p}: not available with {pname}; it offers {}",
                 offered.join(", ")
             )));
         }
     }
+    let directions = match a.direction {
+        Some(_) if !patterns.contains(&Pattern::OneWay) => {
+            return Err(bad(
+                "--direction: only the oneway pattern has a direction (add -p oneway)",
+            ));
+        }
+        Some(DirectionArg::H2p) => vec![Direction::H2P],
+        Some(DirectionArg::P2h) => vec![Direction::P2H],
+        Some(DirectionArg::Both) | None => Direction::BOTH.to_vec(),
+    };
     let blocks = match &a.blocks {
         None => None,
         Some(_) if !patterns.contains(&Pattern::Bulk) => {
@@ -166,19 +178,23 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
         match p {
             Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
                 cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
-                    pattern: p,
-                    size_bytes,
                     blocks: Some(n),
+                    ..CellSpec::new(p, size_bytes)
                 }));
             }
             Pattern::Bulk => {
                 let bl = blocks.clone().unwrap_or_else(|| vec![1]);
                 for s in sizes_of("1-64K")? {
-                    cells.extend(bl.iter().map(|&n| CellSpec {
-                        pattern: p,
-                        size_bytes: s,
-                        blocks: Some(n),
-                    }));
+                    cells.extend(
+                        bl.iter().map(|&n| CellSpec { blocks: Some(n), ..CellSpec::new(p, s) }),
+                    );
+                }
+            }
+            // The smallest oneway message holds the clock stamp and the
+            // sequence check (docs/method.md, "One-way latency").
+            Pattern::OneWay => {
+                for s in sizes_of("16-64K")? {
+                    cells.extend(directions.iter().map(|&d| CellSpec::oneway(s, d)));
                 }
             }
             _ => {
@@ -342,6 +358,8 @@ struct Recorder<'a> {
     run: RunId,
     bar: ProgressBar,
     error: Option<anyhow::Error>,
+    /// Run notes the engine reports (the common-clock check of oneway).
+    notes: &'a mut Vec<String>,
 }
 
 impl Observer for Recorder<'_> {
@@ -359,9 +377,18 @@ impl Observer for Recorder<'_> {
             STOP.store(true, Ordering::SeqCst);
         }
     }
+
+    fn run_note(&mut self, note: &str) {
+        self.notes.push(note.to_string());
+    }
 }
 
-fn measure(plan: &Plan, store: &mut Store, run: RunId) -> Result<RunStatus> {
+fn measure(
+    plan: &Plan,
+    store: &mut Store,
+    run: RunId,
+    notes: &mut Vec<String>,
+) -> Result<RunStatus> {
     install_sigint();
     let bar = ProgressBar::new((plan.links.len() * plan.cells.len()) as u64);
     bar.set_style(
@@ -370,7 +397,7 @@ fn measure(plan: &Plan, store: &mut Store, run: RunId) -> Result<RunStatus> {
         )
         .expect("static template"),
     );
-    let mut rec = Recorder { store, run, bar, error: None };
+    let mut rec = Recorder { store, run, bar, error: None, notes };
     let mut status = RunStatus::Finished;
     for spec in &plan.links {
         if icbench_engine::run_link(&plan.cfg, spec, &plan.cells, &mut rec) == LinkRun::Interrupted
@@ -391,7 +418,7 @@ fn measure(plan: &Plan, store: &mut Store, run: RunId) -> Result<RunStatus> {
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let plan = resolve(&a)?;
     let (mut store, id, mut meta) = start(&a, &plan)?;
-    let measured = measure(&plan, &mut store, id);
+    let measured = measure(&plan, &mut store, id, &mut meta.notes);
     let status = match &measured {
         Ok(s) => *s,
         Err(_) => RunStatus::Interrupted,
