@@ -86,7 +86,9 @@ fn both_directions_are_measured_and_no_one_way_time_exceeds_the_slowest_round_tr
             let of = |size: u64| {
                 oneway
                     .iter()
-                    .find(|r| r["link"] == *link && r["size_bytes"] == size && r["direction"] == dir)
+                    .find(|r| {
+                        r["link"] == *link && r["size_bytes"] == size && r["direction"] == dir
+                    })
                     .unwrap_or_else(|| panic!("{link} {dir} {size} B missing"))
             };
             let small = of(8);
@@ -111,8 +113,9 @@ fn both_directions_are_measured_and_no_one_way_time_exceeds_the_slowest_round_tr
 fn a_thread_peer_measures_one_chosen_direction() {
     let dir = tempfile::tempdir().unwrap();
     let Some(link) = usable(&["shm"]).first().copied() else { return };
+    let db = dir.path().join("r.db");
     let v = run_json(
-        &dir.path().join("r.db"),
+        &db,
         &["-L", link, "-p", "oneway", "--direction", "p2h", "-s", "16", "--peer", "thread"],
     );
     let oneway = rows(&v, "oneway");
@@ -120,6 +123,14 @@ fn a_thread_peer_measures_one_chosen_direction() {
     assert_eq!(oneway[0]["direction"], "p2h");
     assert_eq!(oneway[0]["status"], "ok", "{}", reason(oneway[0]));
     assert!(rows(&v, "pingpong").is_empty() && rows(&v, "stream").is_empty());
+    // `icbench show` prints the cell with its direction and the clock check.
+    let out = icbench().args(["show", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("oneway: one-way latency, ns"), "{text}");
+    assert!(text.contains("p2h (peer → host)"), "{text}");
+    assert!(!text.contains("h2p"), "{text}");
+    assert!(text.contains("common clock checked between CPUs"), "{text}");
 }
 
 #[test]
