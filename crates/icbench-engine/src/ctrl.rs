@@ -9,18 +9,41 @@
 //! ```text
 //! offset  size  field
 //!      0     4  magic "ICBC" (0x43424349 little-endian)
-//!      4     4  op: 1 echo, 2 sink, 3 quit
+//!      4     4  op: 1 echo, 2 sink, 3 quit, 4 oneway
 //!      8     4  size of each message, bytes
 //!     12     4  count of messages
-//!     16     4  credit_every (sink): a credit after this many messages
+//!     16     4  sink: credit_every, a credit after this many messages;
+//!               oneway: direction, 0 host → peer (h2p), 1 peer → host (p2h)
 //!     20     4  reserved, 0
 //! ```
 //!
 //! A credit (sink) is 8 bytes: messages received so far in this phase, then
 //! how many of them failed the payload check, both u32 little-endian.
+//!
+//! Oneway (issue 7): `count` messages of `size` bytes travel one way, one at
+//! a time. Each carries in its first 8 bytes the sender's clock read just
+//! before the send (u64 ns, little-endian: [`crate::payload::put_clock`]);
+//! the rest is the cell's payload with the sequence check in its last 8
+//! bytes, so `size` is at least [`crate::payload::ONEWAY_MIN_BYTES`]. A
+//! short return leg paces the exchange, so that no message queues behind
+//! another:
+//!
+//! - h2p: after each message the peer returns a *reading* of
+//!   [`READING_LEN`] bytes: its clock read on arrival (u64 ns), the
+//!   message's sequence number (u32), and `bad_at` (u32: 0 if the message
+//!   was intact, else 1 + the offset of its first wrong byte).
+//! - p2h: after each message the host returns a *go* of [`GO_LEN`] bytes:
+//!   the sequence number it received (u64); the peer sends the next message
+//!   only once the go for the last one is in, and checks the number.
+
+use icbench_model::Direction;
 
 pub const CTRL_LEN: usize = 24;
 pub const CREDIT_LEN: usize = 8;
+/// The peer's answer to each host → peer oneway message.
+pub const READING_LEN: usize = 16;
+/// The host's answer to each peer → host oneway message.
+pub const GO_LEN: usize = 8;
 const MAGIC: u32 = u32::from_le_bytes(*b"ICBC");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +60,13 @@ pub enum Op {
         credit_every: u32,
     },
     Quit,
+    /// `count` messages of `size` bytes, each stamped with the sender's
+    /// clock, one at a time in `direction`.
+    OneWay {
+        size: u32,
+        count: u32,
+        direction: Direction,
+    },
 }
 
 impl Op {
@@ -45,6 +75,9 @@ impl Op {
             Op::Echo { size, count } => (1u32, size, count, 0),
             Op::Sink { size, count, credit_every } => (2, size, count, credit_every),
             Op::Quit => (3, 0, 0, 0),
+            Op::OneWay { size, count, direction } => {
+                (4, size, count, u32::from(direction == Direction::P2H))
+            }
         };
         let mut b = [0u8; CTRL_LEN];
         for (i, v) in [MAGIC, op, size, count, every, 0].into_iter().enumerate() {
@@ -65,6 +98,14 @@ impl Op {
             1 => Ok(Op::Echo { size: w(2), count: w(3) }),
             2 if w(4) > 0 => Ok(Op::Sink { size: w(2), count: w(3), credit_every: w(4) }),
             3 => Ok(Op::Quit),
+            4 => {
+                let direction = match w(4) {
+                    0 => Direction::H2P,
+                    1 => Direction::P2H,
+                    d => return Err(format!("bad oneway direction {d}")),
+                };
+                Ok(Op::OneWay { size: w(2), count: w(3), direction })
+            }
             op => Err(format!("bad control op {op}")),
         }
     }
@@ -75,6 +116,47 @@ pub fn encode_credit(received: u32, bad: u32) -> [u8; CREDIT_LEN] {
     b[..4].copy_from_slice(&received.to_le_bytes());
     b[4..].copy_from_slice(&bad.to_le_bytes());
     b
+}
+
+/// The peer's answer to a host → peer oneway message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    /// The peer's clock read as the message arrived, ns.
+    pub read_ns: u64,
+    /// The sequence number of the message the peer counted (low 32 bits).
+    pub seq: u32,
+    /// 0 if the message was intact, else 1 + the offset of its first wrong
+    /// byte.
+    pub bad_at: u32,
+}
+
+impl Reading {
+    pub fn encode(self) -> [u8; READING_LEN] {
+        let mut b = [0u8; READING_LEN];
+        b[..8].copy_from_slice(&self.read_ns.to_le_bytes());
+        b[8..12].copy_from_slice(&self.seq.to_le_bytes());
+        b[12..].copy_from_slice(&self.bad_at.to_le_bytes());
+        b
+    }
+
+    pub fn decode(b: &[u8]) -> Reading {
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        Reading {
+            read_ns: u64::from_le_bytes(b[..8].try_into().expect("reading is 16 bytes")),
+            seq: u32_at(8),
+            bad_at: u32_at(12),
+        }
+    }
+}
+
+/// The host's go for the next peer → host oneway message: the sequence
+/// number it just received.
+pub fn encode_go(seq: u64) -> [u8; GO_LEN] {
+    seq.to_le_bytes()
+}
+
+pub fn decode_go(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b[..GO_LEN].try_into().expect("go is 8 bytes"))
 }
 
 pub fn decode_credit(b: &[u8]) -> (u32, u32) {
@@ -94,6 +176,8 @@ mod tests {
             Op::Echo { size: 1, count: 2 },
             Op::Sink { size: 65536, count: 9, credit_every: 4 },
             Op::Quit,
+            Op::OneWay { size: 64, count: 1000, direction: Direction::H2P },
+            Op::OneWay { size: 16, count: 7, direction: Direction::P2H },
         ] {
             assert_eq!(Op::decode(&op.encode()), Ok(op));
         }
@@ -104,5 +188,25 @@ mod tests {
         let sink0 = Op::Sink { size: 1, count: 1, credit_every: 0 }.encode();
         assert!(Op::decode(&sink0).is_err());
         assert_eq!(decode_credit(&encode_credit(7, 1)), (7, 1));
+    }
+
+    #[test]
+    fn oneway_wire_layout_is_as_documented() {
+        let b = Op::OneWay { size: 64, count: 3, direction: Direction::P2H }.encode();
+        assert_eq!(&b[..4], b"ICBC");
+        assert_eq!(b[4], 4, "op 4 is oneway");
+        assert_eq!(b[8], 64);
+        assert_eq!(b[12], 3);
+        assert_eq!(b[16], 1, "1 is peer → host");
+        let mut bad = b;
+        bad[16] = 2;
+        assert!(Op::decode(&bad).unwrap_err().contains("direction 2"));
+        let r = Reading { read_ns: 0x0102_0304_0506_0708, seq: 9, bad_at: 33 };
+        let e = r.encode();
+        assert_eq!(e[0], 0x08);
+        assert_eq!(e[8], 9);
+        assert_eq!(e[12], 33);
+        assert_eq!(Reading::decode(&e), r);
+        assert_eq!(decode_go(&encode_go(u64::MAX - 1)), u64::MAX - 1);
     }
 }

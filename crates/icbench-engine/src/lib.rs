@@ -7,6 +7,7 @@ pub mod clock;
 pub mod cpu;
 pub mod ctrl;
 pub mod floor;
+pub mod oneway;
 pub mod payload;
 pub mod peer;
 pub mod rt;
@@ -21,7 +22,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use icbench_link::{Abort, LinkError, LinkSpec};
-use icbench_model::{CellKey, CellOutcome, CellResult, Pattern};
+use icbench_model::{CellKey, CellOutcome, CellResult, Direction, Pattern};
 pub use icbench_proto::Protocol;
 
 pub use pattern::{Budget, CellError};
@@ -67,18 +68,32 @@ pub struct EngineConfig {
     pub peer_cmd: Option<Vec<String>>,
 }
 
-/// One cell to measure on a link: pattern, message (or block) size, and
-/// for bulk the blocks per transfer.
+/// One cell to measure on a link: pattern, message (or block) size, for
+/// bulk the blocks per transfer, for oneway the direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSpec {
     pub pattern: Pattern,
     pub size_bytes: u64,
     pub blocks: Option<u32>,
+    /// Oneway: which way the messages travel (the cell's `direction` factor).
+    pub direction: Option<Direction>,
+}
+
+impl CellSpec {
+    /// A cell of `pattern` at `size_bytes`, nothing else set.
+    pub fn new(pattern: Pattern, size_bytes: u64) -> CellSpec {
+        CellSpec { pattern, size_bytes, blocks: None, direction: None }
+    }
+
+    /// A oneway cell in `direction`.
+    pub fn oneway(size_bytes: u64, direction: Direction) -> CellSpec {
+        CellSpec { direction: Some(direction), ..CellSpec::new(Pattern::OneWay, size_bytes) }
+    }
 }
 
 impl From<(Pattern, u64)> for CellSpec {
     fn from((pattern, size_bytes): (Pattern, u64)) -> CellSpec {
-        CellSpec { pattern, size_bytes, blocks: None }
+        CellSpec::new(pattern, size_bytes)
     }
 }
 
@@ -86,8 +101,8 @@ impl From<(Pattern, u64)> for CellSpec {
 pub fn supports(protocol: Option<Protocol>, pattern: Pattern) -> bool {
     matches!(
         (protocol, pattern),
-        (None, Pattern::PingPong | Pattern::Stream)
-            | (Some(Protocol::Icb), _)
+        (None, Pattern::PingPong | Pattern::Stream | Pattern::OneWay)
+            | (Some(Protocol::Icb), Pattern::PingPong | Pattern::Stream | Pattern::Bulk)
             | (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk)
             | (Some(Protocol::Raw), Pattern::PingPong)
     )
@@ -110,6 +125,9 @@ pub trait Observer {
     fn cell_started(&mut self, _key: &CellKey) {}
     /// Called once per finished cell, before the next starts.
     fn cell_finished(&mut self, _result: &CellResult) {}
+    /// A line for the run's notes (e.g. the common-clock check before a
+    /// link's oneway cells).
+    fn run_note(&mut self, _note: &str) {}
 }
 
 /// How measuring one link's cells ended.
@@ -131,6 +149,12 @@ pub fn run_link(
 ) -> LinkRun {
     let mut session: Option<Session> = None;
     let mut started = 0u32;
+    // Before any peer runs (a spinning peer would share the CPU with the
+    // check), once per link and CPU pair.
+    let clock = cells
+        .iter()
+        .any(|c| c.pattern == Pattern::OneWay && cfg.protocol.is_none())
+        .then(|| check_clock(cfg, spec, obs));
     for &cell in cells {
         if cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
             if let Some(s) = session.take() {
@@ -138,12 +162,22 @@ pub fn run_link(
             }
             return LinkRun::Interrupted;
         }
-        let key = CellKey {
+        let mut key = CellKey {
             protocol: cfg.protocol.map(|p| p.as_str().to_string()),
             blocks: cell.blocks,
             ..CellKey::new(spec.to_string(), cell.pattern, cell.size_bytes)
         };
+        if let Some(d) = cell.direction {
+            key = key.with(Direction::FACTOR, d);
+        }
         obs.cell_started(&key);
+        if let (Pattern::OneWay, Some(Err(reason))) = (cell.pattern, &clock) {
+            obs.cell_finished(&CellResult {
+                key,
+                outcome: CellOutcome::Failed { reason: reason.clone() },
+            });
+            continue;
+        }
         let s = match session.take() {
             Some(s) => s,
             None => match Session::open(cfg, spec, if started == 0 { cfg.fault } else { None }) {
@@ -186,6 +220,52 @@ pub fn run_link(
     LinkRun::Completed
 }
 
+/// Rounds of the common-clock check (`rt::clockcheck`): a few ms on a
+/// machine whose CPUs answer at once.
+const CLOCK_CHECK_ROUNDS: u64 = 10_000;
+
+/// Checks that host and peer CPU read one clock before a link's oneway
+/// cells, and says so in the run's notes. `Err`: why those cells cannot be
+/// trusted.
+fn check_clock(cfg: &EngineConfig, spec: &LinkSpec, obs: &mut dyn Observer) -> Result<(), String> {
+    let (a, b) = (cfg.host_cpu, cfg.peer_cpu);
+    let check = rt::clockcheck::check_common_clock(a, b, CLOCK_CHECK_ROUNDS, cfg.timeout);
+    let (note, result) = match check {
+        Ok(_) if a == b => (
+            format!("oneway on {spec}: host and peer on CPU {a}, one clock by construction"),
+            Ok(()),
+        ),
+        Ok(c) if c.ok() => (
+            format!(
+                "oneway on {spec}: common clock checked between CPUs {a} and {b}: {} hand-overs each way, never backwards",
+                c.rounds
+            ),
+            Ok(()),
+        ),
+        Ok(c) => {
+            let why = format!(
+                "the clock went backwards {} times in {} hand-overs between CPUs {a} and {b} \
+                 (by up to {} ns): one-way times between them cannot be trusted",
+                c.backwards, c.rounds, c.worst_backwards_ns
+            );
+            (format!("oneway on {spec}: {why}"), Err(why))
+        }
+        Err(e) => {
+            let why = format!("the common-clock check between CPUs {a} and {b} failed: {e}");
+            (format!("oneway on {spec}: {why}"), Err(why))
+        }
+    };
+    obs.run_note(&note);
+    result
+}
+
+fn oneway_needs_own_peer(p: Protocol) -> CellError {
+    CellError::Unsupported(format!(
+        "pattern oneway needs both ends to stamp and read this machine's clock, which only \
+         icbench's own local peer does; the {p} protocol carries no clock stamps"
+    ))
+}
+
 /// Runs one cell's pattern in the protocol of the session.
 fn run_pattern(
     cfg: &EngineConfig,
@@ -200,6 +280,13 @@ fn run_pattern(
     match (cfg.protocol, cell.pattern) {
         (None, Pattern::PingPong) => pattern::pingpong(link, size, b, progress),
         (None, Pattern::Stream) => pattern::stream(link, size, b, progress),
+        (None, Pattern::OneWay) => {
+            let d = cell.direction.ok_or_else(|| {
+                CellError::Unsupported("a oneway cell needs a direction (h2p or p2h)".into())
+            })?;
+            oneway::oneway(link, size, d, b, progress)
+        }
+        (Some(p), Pattern::OneWay) => Err(oneway_needs_own_peer(p)),
         (Some(Protocol::Icb), p) => {
             let icb =
                 s.icb.as_mut().ok_or_else(|| CellError::Unsupported("no handshake".into()))?;
@@ -208,6 +295,7 @@ fn run_pattern(
                 Pattern::Stream => icb.stream(link, size, b, progress),
                 Pattern::Bulk => icb.bulk(link, size, blocks, b, progress),
                 Pattern::Timer | Pattern::Wakeup => Err(CellError::NotALinkPattern(p)),
+                Pattern::OneWay => Err(oneway_needs_own_peer(Protocol::Icb)),
             }
         }
         (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk) => {

@@ -19,7 +19,7 @@ use crate::payload::{Payload, first_difference};
 
 /// Receive buffers are at least this large, so links that must receive into
 /// a buffer of their own message size (POSIX queues) never copy.
-const RX_MIN: usize = 64 << 10;
+pub(crate) const RX_MIN: usize = 64 << 10;
 const PROBE_MESSAGES: u32 = 16;
 
 /// Why a cell's measurement stopped.
@@ -31,6 +31,21 @@ pub enum CellError {
         "corrupted echo: message {seq} of {size} B differs from what was sent at byte {offset}"
     )]
     Corrupt { seq: u64, size: usize, offset: usize },
+    /// A oneway message arrived damaged (the receiver checked every byte
+    /// but the clock stamp).
+    #[error(
+        "corrupted message: {direction} message {seq} of {size} B arrived differing from what \
+         was sent at byte {offset}"
+    )]
+    CorruptOneWay { direction: &'static str, seq: u64, size: usize, offset: usize },
+    /// The receiver of a oneway message read an earlier time than the
+    /// sender's stamp: the two CPUs do not share one clock.
+    #[error(
+        "the clock went backwards: in {backwards} of {messages} messages {direction} the \
+         receiver read an earlier time than the sender's stamp (by up to {worst_ns} ns); \
+         one-way times between these CPUs cannot be trusted"
+    )]
+    ClockWentBack { direction: &'static str, backwards: u64, messages: u64, worst_ns: u64 },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
     #[error("pattern '{0}' is not measured over a link: use `icbench timer` or `icbench wakeup`")]

@@ -5,6 +5,18 @@
 //! buffer, a reordered or lost message, a truncation or a flipped byte all
 //! make an echo differ from what was sent. Stamping writes 16 bytes, so
 //! building a message costs next to nothing in the timed loop.
+//!
+//! A oneway message (issue 7) is the same payload with the sender's clock
+//! read written over its first 8 bytes ([`put_clock`]); the receiver checks
+//! every other byte, the sequence complement in the last 8 included
+//! ([`oneway_bad_at`]), so a oneway message is at least
+//! [`ONEWAY_MIN_BYTES`] long.
+
+/// Bytes of the sender's clock stamp at the head of a oneway message.
+pub const STAMP_LEN: usize = 8;
+/// The smallest oneway message: the 8-byte clock stamp, then the 8-byte
+/// sequence check (without it a stale or repeated message would pass).
+pub const ONEWAY_MIN_BYTES: usize = 16;
 
 /// The payload of one cell.
 #[derive(Debug, Clone)]
@@ -71,6 +83,30 @@ impl Payload {
     }
 }
 
+/// Writes the sender's clock read `t_ns` into the head of a oneway message.
+#[inline(always)]
+pub fn put_clock(msg: &mut [u8], t_ns: u64) {
+    msg[..STAMP_LEN].copy_from_slice(&t_ns.to_le_bytes());
+}
+
+/// The sender's clock read carried by a oneway message.
+#[inline(always)]
+pub fn clock_of(msg: &[u8]) -> u64 {
+    u64::from_le_bytes(msg[..STAMP_LEN].try_into().expect("a oneway message holds its stamp"))
+}
+
+/// Where a received oneway message first differs from `expected` (a buffer
+/// of [`Payload::buffer`] stamped with the message's sequence number),
+/// the clock stamp excepted; `None` when intact.
+#[inline]
+pub fn oneway_bad_at(msg: &[u8], expected: &[u8]) -> Option<usize> {
+    if msg.len() == expected.len() && msg[STAMP_LEN..] == expected[STAMP_LEN..] {
+        return None;
+    }
+    let tail = msg.get(STAMP_LEN..).unwrap_or(&[]);
+    Some(STAMP_LEN + first_difference(tail, &expected[STAMP_LEN..]).unwrap_or(0))
+}
+
 /// Where two buffers first differ, for a failure reason.
 pub fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y).or(if a.len() != b.len() {
@@ -98,6 +134,27 @@ mod tests {
                 assert!(!p.check(&bad, 42), "len {len}: flip at {i} missed");
             }
         }
+    }
+
+    #[test]
+    fn a_oneway_message_carries_its_stamp_and_every_other_byte_is_checked() {
+        let p = Payload::new(64);
+        let mut msg = p.buffer();
+        Payload::stamp(&mut msg, 5);
+        put_clock(&mut msg, 123_456_789);
+        assert_eq!(clock_of(&msg), 123_456_789);
+        let mut expected = p.buffer();
+        Payload::stamp(&mut expected, 5);
+        assert_eq!(oneway_bad_at(&msg, &expected), None, "the stamp is not compared");
+        for i in STAMP_LEN..64 {
+            let mut bad = msg.clone();
+            bad[i] ^= 0x40;
+            assert_eq!(oneway_bad_at(&bad, &expected), Some(i));
+        }
+        // The message of another sequence number (stale, repeated) fails
+        // at the sequence complement in the last 8 bytes.
+        Payload::stamp(&mut expected, 6);
+        assert_eq!(oneway_bad_at(&msg, &expected), Some(56));
     }
 
     #[test]

@@ -2,14 +2,19 @@
 //! pinned child process (the same binary, re-executed) or as a pinned thread.
 //!
 //! It answers the control protocol of [`crate::ctrl`]: echo every message
-//! back, or sink messages, check their payload and return credits. For tests
+//! back, or sink messages, check their payload and return credits, or take
+//! its half of a oneway cell (receive, read the clock, check, return the
+//! reading; or stamp, send, wait for the go). For tests
 //! of the fault paths it can be told to die, hang or corrupt after a number
 //! of messages ([`Fault`]); nothing else changes its behaviour.
 
 use icbench_link::{Link, LinkError};
 
-use crate::ctrl::{self, CTRL_LEN, Op};
-use crate::payload::Payload;
+use icbench_model::Direction;
+
+use crate::clock::now_ns;
+use crate::ctrl::{self, CTRL_LEN, GO_LEN, Op, Reading};
+use crate::payload::{Payload, oneway_bad_at, put_clock};
 
 /// A fault the peer injects after `after` data messages, for testing how the
 /// engine copes with a peer that misbehaves.
@@ -19,7 +24,8 @@ pub enum Fault {
     Die { after: u64 },
     /// Stop answering, but stay alive.
     Hang { after: u64 },
-    /// Flip one byte of each echo.
+    /// Flip one byte of each echo (of each sent oneway message; a receiving
+    /// oneway peer reports each message as damaged).
     Corrupt { after: u64 },
     /// Send garbage instead of a reply (icb-peer; icbench's own peer
     /// corrupts instead).
@@ -152,8 +158,83 @@ pub fn serve(
                     }
                 }
             }
+            Op::OneWay { size, count, direction } => {
+                let size = size as usize;
+                grow(&mut buf, size);
+                match direction {
+                    Direction::H2P => oneway_receive(link, &mut inj, &mut buf, size, count)?,
+                    Direction::P2H => oneway_send(link, &mut inj, &mut buf, size, count)?,
+                }
+            }
         }
     }
+}
+
+/// Where a faulty peer damages a oneway message: past the clock stamp.
+fn corrupt_at(size: usize) -> usize {
+    (size / 2).max(crate::payload::STAMP_LEN)
+}
+
+/// Host → peer: per message, read the clock as soon as it is here, check
+/// every byte but the stamp, and return the reading (`ctrl.rs`).
+fn oneway_receive(
+    link: &mut dyn Link,
+    inj: &mut Injector,
+    buf: &mut [u8],
+    size: usize,
+    count: u32,
+) -> Result<(), LinkError> {
+    let payload = Payload::new(size);
+    let mut expected = payload.buffer();
+    for seq in 0..count {
+        let corrupt = inj.tick()?;
+        Payload::stamp(&mut expected, u64::from(seq));
+        let (mut read_ns, mut bad) = (0u64, None);
+        link.recv_with(size, buf, &mut |m| {
+            read_ns = now_ns();
+            bad = oneway_bad_at(m, &expected);
+        })?;
+        if corrupt && bad.is_none() {
+            // The fault: as if this byte had been flipped on the way.
+            bad = Some(corrupt_at(size));
+        }
+        let bad_at = bad.map_or(0, |o| o as u32 + 1);
+        link.send(&Reading { read_ns, seq, bad_at }.encode())?;
+    }
+    Ok(())
+}
+
+/// Peer → host: per message, stamp the clock and send, then wait for the
+/// host's go for it (`ctrl.rs`).
+fn oneway_send(
+    link: &mut dyn Link,
+    inj: &mut Injector,
+    buf: &mut [u8],
+    size: usize,
+    count: u32,
+) -> Result<(), LinkError> {
+    let payload = Payload::new(size);
+    let mut msg = payload.buffer();
+    for seq in 0..u64::from(count) {
+        let corrupt = inj.tick()?;
+        Payload::stamp(&mut msg, seq);
+        if corrupt {
+            msg[corrupt_at(size)] ^= 0x40;
+        }
+        put_clock(&mut msg, now_ns());
+        link.send(&msg)?;
+        if corrupt {
+            msg[corrupt_at(size)] ^= 0x40;
+        }
+        link.recv(buf, GO_LEN)?;
+        let go = ctrl::decode_go(buf);
+        if go != seq {
+            return Err(LinkError::Framing(format!(
+                "oneway: the host's go names message {go}, expected {seq}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn grow(buf: &mut Vec<u8>, size: usize) {

@@ -26,6 +26,10 @@ pub enum Pattern {
     /// the sender's clock read before the wake to the receiver's read on
     /// return, on the common clock (ns). One cell per primitive.
     Wakeup,
+    /// One message at a time in one direction (the cell's `direction`
+    /// factor): a sample is the receiver's clock read on arrival minus the
+    /// sender's stamp in the message, on the common clock (ns).
+    OneWay,
 }
 
 impl Pattern {
@@ -43,6 +47,7 @@ impl Pattern {
             Pattern::Bulk => "bulk",
             Pattern::Timer => "timer",
             Pattern::Wakeup => "wakeup",
+            Pattern::OneWay => "oneway",
         }
     }
 
@@ -54,7 +59,7 @@ impl Pattern {
         match self {
             Pattern::PingPong | Pattern::Stream | Pattern::Bulk => "rtt",
             Pattern::Timer => "lateness",
-            Pattern::Wakeup => "oneway",
+            Pattern::Wakeup | Pattern::OneWay => "oneway",
         }
     }
 }
@@ -66,7 +71,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong, stream, bulk, timer or wakeup")]
+#[error("unknown pattern '{0}': use pingpong, stream, bulk, oneway, timer or wakeup")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -78,6 +83,7 @@ impl std::str::FromStr for Pattern {
             "bulk" => Ok(Pattern::Bulk),
             "timer" => Ok(Pattern::Timer),
             "wakeup" => Ok(Pattern::Wakeup),
+            "oneway" => Ok(Pattern::OneWay),
             other => Err(PatternParseError(other.to_string())),
         }
     }

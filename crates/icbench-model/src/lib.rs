@@ -8,10 +8,12 @@
 //! carries its unit in its name).
 
 mod cell;
+mod direction;
 mod hist;
 mod run;
 
 pub use cell::{Adaptive, CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
+pub use direction::{Direction, DirectionParseError};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};
 

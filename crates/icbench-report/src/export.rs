@@ -41,6 +41,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "median_ci95_hi_ns",
     "msgs_per_s",
     "bytes_per_s",
+    "direction",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -62,7 +63,8 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
                    reason: &Option<String>,
                    s: Option<&crate::CellStats>,
                    msgs: Option<f64>,
-                   bps: Option<f64>|
+                   bps: Option<f64>,
+                   direction: &str|
      -> Result<(), csv::Error> {
         let m = s.map(|s| s.summary);
         let mut rec = vec![
@@ -97,6 +99,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
         ] {
             rec.push(num(v));
         }
+        rec.push(direction.to_string());
         w.write_record(&rec)
     };
     for r in &view.pingpong {
@@ -112,6 +115,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.rtt_ns.as_ref(),
             r.msgs_per_s,
             r.bytes_per_s,
+            "",
         )?;
     }
     for r in &view.stream {
@@ -127,6 +131,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             r.msgs_per_s,
             r.bytes_per_s,
+            "",
         )?;
     }
     for r in &view.bulk {
@@ -142,6 +147,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.transfer_ns.as_ref(),
             None,
             r.bytes_per_s,
+            "",
         )?;
     }
     for r in &view.timer {
@@ -157,6 +163,23 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.latency_ns.as_ref(),
             None,
             None,
+            "",
+        )?;
+    }
+    for r in &view.oneway {
+        row(
+            &r.link,
+            &None,
+            "oneway",
+            r.size_bytes,
+            None,
+            None,
+            r.status,
+            &r.reason,
+            r.oneway_ns.as_ref(),
+            r.msgs_per_s,
+            None,
+            &r.direction,
         )?;
     }
     w.flush()?;
@@ -211,9 +234,12 @@ pub fn hgrm(
         if n > 0 {
             writeln!(out)?;
         }
+        // Factors (a oneway cell's direction, a timer cell's CPU) tell
+        // cells of the same link, pattern and size apart.
+        let factors: String = c.key.factors.iter().map(|(k, v)| format!(" · {k} {v}")).collect();
         writeln!(
             out,
-            "# icbench run {run_id} ({source}) · link {} · pattern {} · size {} B · values in µs",
+            "# icbench run {run_id} ({source}) · link {} · pattern {} · size {} B{factors} · values in µs",
             c.key.link, c.key.pattern, c.key.size_bytes
         )?;
         hgrm_one(h, out)?;

@@ -418,6 +418,11 @@ fn stats_table(h: &mut String, v: &RunView) {
         .chain(v.timer.iter().filter_map(|r| {
             r.latency_ns.as_ref().map(|s| ("timer", r.link.clone(), "–".to_string(), s))
         }))
+        .chain(v.oneway.iter().filter_map(|r| {
+            r.oneway_ns.as_ref().map(|s| {
+                ("oneway", format!("{} {}", r.link, r.direction), format::bytes(r.size_bytes), s)
+            })
+        }))
         .collect();
     if rows.is_empty() {
         return;

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::format;
 use crate::stats::CellStats;
-use crate::view::{BulkRow, PingPongRow, RunView, StreamRow, TimerRow};
+use crate::view::{BulkRow, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
 
 /// The link column: the spec, and the wire protocol when it is not
 /// icbench's own.
@@ -178,6 +178,46 @@ fn timer_table(rows: &[TimerRow]) -> Table {
     t
 }
 
+/// `h2p` → `h2p (host → peer)`; anything else as it is.
+fn direction_label(d: &str) -> String {
+    match d.parse::<icbench_model::Direction>() {
+        Ok(dir) => format!("{d} ({})", dir.describe()),
+        Err(_) => d.to_string(),
+    }
+}
+
+fn oneway_table(rows: &[OneWayRow]) -> Table {
+    let mut t = table(&[
+        "link",
+        "size",
+        "direction",
+        "n",
+        "min",
+        "p50 one-way",
+        "p50 95% CI",
+        "p99 one-way",
+        "max one-way",
+    ]);
+    for r in rows {
+        let mut line =
+            vec![r.link.clone(), format::bytes(r.size_bytes), direction_label(&r.direction)];
+        match &r.oneway_ns {
+            Some(s) if r.status == "ok" => line.extend([
+                s.summary.count.to_string(),
+                format::ns(s.summary.min),
+                format::ns(s.summary.p50),
+                median_ci_short(s),
+                format::ns(s.summary.p99),
+                format::ns(s.summary.max),
+            ]),
+            _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
+        }
+        t.add_row(line);
+    }
+    right_align(&mut t, 1);
+    t
+}
+
 fn ci_text(lo: Option<f64>, hi: Option<f64>) -> String {
     match (lo, hi) {
         (Some(lo), Some(hi)) => format!("{} … {}", format::ns(lo), format::ns(hi)),
@@ -227,6 +267,12 @@ pub fn stats_table(view: &RunView) -> Table {
             rows.push(("timer", r.link.clone(), "–".to_string(), s));
         }
     }
+    for r in &view.oneway {
+        if let Some(s) = &r.oneway_ns {
+            let link = format!("{} {}", r.link, r.direction);
+            rows.push(("oneway", link, format::bytes(r.size_bytes), s));
+        }
+    }
     for (pattern, link, size, s) in rows {
         let m = &s.summary;
         let mut line = vec![pattern.to_string(), link, size, s.from.to_string()];
@@ -267,7 +313,8 @@ statistics per cell (ns; outliers are flagged, never removed)"
         .iter()
         .filter_map(|r| r.rtt_ns.as_ref())
         .chain(view.bulk.iter().filter_map(|r| r.transfer_ns.as_ref()))
-        .chain(view.timer.iter().filter_map(|r| r.latency_ns.as_ref()));
+        .chain(view.timer.iter().filter_map(|r| r.latency_ns.as_ref()))
+        .chain(view.oneway.iter().filter_map(|r| r.oneway_ns.as_ref()));
     for s in all {
         if let Some(n) = &s.note
             && !notes.contains(&n.as_str())
@@ -438,6 +485,14 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if !view.timer.is_empty() {
         writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
         writeln!(out, "{}", timer_table(&view.timer))?;
+    }
+    if !view.oneway.is_empty() {
+        writeln!(
+            out,
+            "\noneway: one-way latency, ns: receiver's clock read − sender's stamp on the common \
+             clock, one message in flight, every byte checked"
+        )?;
+        writeln!(out, "{}", oneway_table(&view.oneway))?;
     }
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))

@@ -2,10 +2,11 @@
 //! shows (full statistics per cell, see [`CellStats`]), and the foundation
 //! issue's targets as ratios against the floor measured in the same run.
 
-use std::collections::BTreeMap;
-
-use icbench_model::{Adaptive, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern, RunMeta};
+use icbench_model::{
+    Adaptive, CellOutcome, CellResult, Direction, JSON_SCHEMA_VERSION, Pattern, RunMeta,
+};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 use crate::stats::CellStats;
 
@@ -28,6 +29,10 @@ pub struct RunView {
     pub bulk: Vec<BulkRow>,
     /// Timer wake-up latency (imported cyclictest results).
     pub timer: Vec<TimerRow>,
+    /// One-way latency cells, one per direction (absent from the JSON when
+    /// the run has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub oneway: Vec<OneWayRow>,
     pub targets: Vec<Target>,
 }
 
@@ -63,6 +68,27 @@ pub struct PingPongRow {
     pub tx_busy: Option<u64>,
     /// How adaptive repetitions (`--ci`) ended, when asked for.
     pub adaptive: Option<Adaptive>,
+}
+
+/// A oneway cell: one-way latency in one direction, on the common clock.
+#[derive(Debug, Clone, Serialize)]
+pub struct OneWayRow {
+    pub link: String,
+    pub size_bytes: u64,
+    /// `h2p` (host → peer) or `p2h` (peer → host): the cell's `direction`
+    /// factor.
+    pub direction: String,
+    /// Every factor of the cell, `direction` included.
+    pub factors: BTreeMap<String, String>,
+    /// `ok`, `failed` or `n/a`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub max_bytes: Option<u64>,
+    /// One-way statistics, ns: receiver's clock read − sender's stamp.
+    pub oneway_ns: Option<CellStats>,
+    /// Messages per second over the measured window (each paced by a
+    /// return leg, so this is not a throughput).
+    pub msgs_per_s: Option<f64>,
 }
 
 /// A timer (wake-up latency) cell.
@@ -227,6 +253,26 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
     row
 }
 
+fn oneway_row(c: &CellResult) -> OneWayRow {
+    let (status, reason, max_bytes) = common(c);
+    let mut row = OneWayRow {
+        link: c.key.link.clone(),
+        size_bytes: c.key.size_bytes,
+        direction: c.key.factor(Direction::FACTOR).unwrap_or("–").to_string(),
+        factors: c.key.factors.clone(),
+        status,
+        reason,
+        max_bytes,
+        oneway_ns: None,
+        msgs_per_s: None,
+    };
+    if let CellOutcome::Measured(d) = &c.outcome {
+        row.oneway_ns = CellStats::of(d);
+        row.msgs_per_s = Some(d.msgs_per_s());
+    }
+    row
+}
+
 fn bulk_row(c: &CellResult) -> BulkRow {
     let (status, reason, max_bytes) = common(c);
     let mut row = BulkRow {
@@ -264,6 +310,8 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         .collect();
     let bulk = cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
     let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
+    let oneway =
+        cells.iter().filter(|c| c.key.pattern == Pattern::OneWay).map(oneway_row).collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
@@ -276,6 +324,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         stream,
         bulk,
         timer,
+        oneway,
         targets,
     }
 }

@@ -18,7 +18,7 @@ use crate::schema;
 /// ([`icbench_model::Pattern::metric`]), spelled in SQL so one query loads
 /// every cell. Checked against the model by a test.
 const METRIC_OF_PATTERN_SQL: &str = "CASE c.pattern WHEN 'timer' THEN 'lateness' \
-     WHEN 'wakeup' THEN 'oneway' ELSE 'rtt' END";
+     WHEN 'wakeup' THEN 'oneway' WHEN 'oneway' THEN 'oneway' ELSE 'rtt' END";
 
 /// An open results database.
 ///
@@ -427,32 +427,55 @@ impl Store {
             .map_err(sql(path, "reading a run's finished cells"))
     }
 
+    /// Appends a note to a run's notes at once (a note the engine reports
+    /// mid-run, e.g. the common-clock check, survives a kill).
+    pub fn add_run_note(&mut self, run: RunId, note: &str) -> Result<(), StoreError> {
+        self.edit_notes(run, note, "adding a run note", false)
+    }
+
     /// Marks a stopped run as running again (`icbench run --resume`): status
     /// `running`, no end time, one more resume counted, `note` added.
     pub fn reopen_run(&mut self, run: RunId, note: &str) -> Result<(), StoreError> {
-        const OP: &str = "resuming a run";
+        self.edit_notes(run, note, "resuming a run", true)
+    }
+
+    /// Adds `note` to a run's notes; `reopen`: also mark it running again.
+    fn edit_notes(
+        &mut self,
+        run: RunId,
+        note: &str,
+        op: &'static str,
+        reopen: bool,
+    ) -> Result<(), StoreError> {
         let path = self.path.as_str();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql(path, OP))?;
+            .map_err(sql(path, op))?;
         let notes: Option<String> = tx
             .query_row("SELECT notes_json FROM runs WHERE id = ?1", [run.0], |r| r.get(0))
             .optional()
-            .map_err(sql(path, OP))?;
+            .map_err(sql(path, op))?;
         let Some(notes) = notes else {
             return Err(self_no_such_run(path, run));
         };
         let mut notes = parse_strings(path, format!("notes of run {}", run.0), &notes)?;
         notes.push(note.to_string());
         tx.execute(
-            "UPDATE runs SET status = 'running', ended_unix_ns = NULL, notes_json = ?2 WHERE id = ?1",
+            "UPDATE runs SET notes_json = ?2 WHERE id = ?1",
             params![run.0, strings_to_json(&notes)],
         )
-        .map_err(sql(path, OP))?;
-        tx.execute("UPDATE run_plans SET resumes = resumes + 1 WHERE run_id = ?1", [run.0])
-            .map_err(sql(path, OP))?;
-        tx.commit().map_err(sql(path, OP))
+        .map_err(sql(path, op))?;
+        if reopen {
+            tx.execute(
+                "UPDATE runs SET status = 'running', ended_unix_ns = NULL WHERE id = ?1",
+                [run.0],
+            )
+            .map_err(sql(path, op))?;
+            tx.execute("UPDATE run_plans SET resumes = resumes + 1 WHERE run_id = ?1", [run.0])
+                .map_err(sql(path, op))?;
+        }
+        tx.commit().map_err(sql(path, op))
     }
 
     /// The id of the most recently started run, if any.

@@ -776,7 +776,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
 fn every_pattern_histogram_is_found_under_its_metric() {
     let mut store = Store::open_in_memory().unwrap();
     let run = store.begin_run(&meta()).unwrap();
-    for p in Pattern::ALL.into_iter().chain(Pattern::RT) {
+    for p in Pattern::ALL.into_iter().chain(Pattern::RT).chain([Pattern::Bulk, Pattern::OneWay]) {
         let c = CellResult {
             key: key("x", p, 1),
             outcome: CellOutcome::Measured(CellData {

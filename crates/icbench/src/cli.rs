@@ -281,6 +281,19 @@ pub enum PatternArg {
     /// block × blocks bytes (see --blocks), then one acknowledgement; time per
     /// transfer (seed 000's test). Protocols icb and dimtass.
     Bulk,
+    /// One-way latency on the common clock, one cell per direction (see
+    /// --direction); messages of at least 16 B. Local peer only.
+    Oneway,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DirectionArg {
+    /// Host end sends, peer receives.
+    H2p,
+    /// Peer sends, host end receives.
+    P2h,
+    /// Each direction in a cell of its own.
+    Both,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -351,6 +364,10 @@ pub struct RunArgs {
     /// (dimtass: bulk and pingpong; raw: pingpong).
     #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
     pub patterns: Vec<PatternArg>,
+
+    /// Oneway: which way the messages travel (default both).
+    #[arg(long, value_enum, value_name = "DIR")]
+    pub direction: Option<DirectionArg>,
 
     /// Message sizes (bulk: block sizes): a list and/or log2 sweeps, binary
     /// units (e.g. `64,4K` or `1-64K`). Default 1-64K; dimtass pingpong

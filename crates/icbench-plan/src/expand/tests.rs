@@ -194,3 +194,28 @@ fn bad_plans_name_the_line_and_the_way_out() {
     let e = err("[factors]\nlink = \"pipe?colour=red\"\n");
     assert_eq!(e.line, Some(2));
 }
+
+#[test]
+fn direction_applies_to_oneway_and_oneway_cannot_take_channels() {
+    let p = plan(
+        "order = \"listed\"\n[factors]\nlink = \"unix\"\npattern = [\"oneway\", \"pingpong\"]\n\
+         direction = [\"h2p\", \"p2h\"]\n",
+    )
+    .unwrap();
+    let cells: Vec<_> = p.cells.iter().map(|c| (c.pattern, c.direction.as_deref())).collect();
+    assert_eq!(
+        cells,
+        [(Pattern::OneWay, Some("h2p")), (Pattern::OneWay, Some("p2h")), (Pattern::PingPong, None)]
+    );
+    assert_eq!(p.cells[0].factors.get("direction").map(String::as_str), Some("h2p"));
+
+    let e = err("[factors]\nlink = \"unix\"\npattern = \"oneway\"\nchannels = [1, 8]\n");
+    assert_eq!(e.line, Some(4));
+    assert!(e.message.contains("cannot be measured") && e.message.contains("[[exclude]]"), "{e}");
+    // Excluding the impossible combination makes the plan good.
+    plan(
+        "[factors]\nlink = \"unix\"\npattern = [\"oneway\", \"stream\"]\nchannels = [1, 8]\n\
+         [[exclude]]\npattern = \"oneway\"\nchannels = 8\n",
+    )
+    .unwrap();
+}

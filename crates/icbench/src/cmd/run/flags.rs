@@ -6,11 +6,11 @@
 use anyhow::Result;
 use icbench_engine::{CellSpec, Fault, Protocol};
 use icbench_link::LinkSpec;
-use icbench_model::{Pattern, PeerMode};
+use icbench_model::{Direction, Pattern, PeerMode};
 use icbench_plan::{Order, Plan, PlanCell};
 
 use super::settings::Settings;
-use crate::cli::{PatternArg, PeerKind, ProtocolArg, RunArgs};
+use crate::cli::{DirectionArg, PatternArg, PeerKind, ProtocolArg, RunArgs};
 use crate::cmd::resolve_cpus;
 use crate::error::bad;
 use crate::sizes;
@@ -96,23 +96,35 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
                 PatternArg::Pingpong => Pattern::PingPong,
                 PatternArg::Stream => Pattern::Stream,
                 PatternArg::Bulk => Pattern::Bulk,
+                PatternArg::Oneway => Pattern::OneWay,
             })
             .collect()
     };
     let pname = protocol.map_or("the local control protocol", Protocol::as_str);
     for &p in &patterns {
         if !icbench_engine::supports(protocol, p) {
-            let offered: Vec<&str> = [Pattern::PingPong, Pattern::Stream, Pattern::Bulk]
-                .into_iter()
-                .filter(|&q| icbench_engine::supports(protocol, q))
-                .map(Pattern::as_str)
-                .collect();
+            let offered: Vec<&str> =
+                [Pattern::PingPong, Pattern::Stream, Pattern::Bulk, Pattern::OneWay]
+                    .into_iter()
+                    .filter(|&q| icbench_engine::supports(protocol, q))
+                    .map(Pattern::as_str)
+                    .collect();
             return Err(bad(format!(
                 "--pattern {p}: not available with {pname}; it offers {}",
                 offered.join(", ")
             )));
         }
     }
+    let directions = match a.direction {
+        Some(_) if !patterns.contains(&Pattern::OneWay) => {
+            return Err(bad(
+                "--direction: only the oneway pattern has a direction (add -p oneway)",
+            ));
+        }
+        Some(DirectionArg::H2p) => vec![Direction::H2P],
+        Some(DirectionArg::P2h) => vec![Direction::P2H],
+        Some(DirectionArg::Both) | None => Direction::BOTH.to_vec(),
+    };
     let blocks = match &a.blocks {
         None => None,
         Some(_) if !patterns.contains(&Pattern::Bulk) => {
@@ -136,19 +148,23 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
         match p {
             Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
                 cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
-                    pattern: p,
-                    size_bytes,
                     blocks: Some(n),
+                    ..CellSpec::new(p, size_bytes)
                 }));
             }
             Pattern::Bulk => {
                 let bl = blocks.clone().unwrap_or_else(|| vec![1]);
                 for s in sizes_of("1-64K")? {
-                    cells.extend(bl.iter().map(|&n| CellSpec {
-                        pattern: p,
-                        size_bytes: s,
-                        blocks: Some(n),
-                    }));
+                    cells.extend(
+                        bl.iter().map(|&n| CellSpec { blocks: Some(n), ..CellSpec::new(p, s) }),
+                    );
+                }
+            }
+            // The smallest oneway message holds the clock stamp and the
+            // sequence check (docs/method.md, "One-way latency").
+            Pattern::OneWay => {
+                for s in sizes_of("16-64K")? {
+                    cells.extend(directions.iter().map(|&d| CellSpec::oneway(s, d)));
                 }
             }
             _ => {
@@ -281,7 +297,7 @@ fn plan_cell(index: u32, link: &LinkSpec, c: &CellSpec) -> PlanCell {
         blocks: c.blocks,
         channels: 1,
         transfer_bytes: None,
-        direction: None,
+        direction: c.direction.map(|d| d.as_str().to_string()),
         cpus: None,
         sched: None,
         rep: 0,

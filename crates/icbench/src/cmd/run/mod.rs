@@ -215,8 +215,9 @@ fn groups(cells: &[PlanCell]) -> Vec<&[PlanCell]> {
     out
 }
 
-/// How measuring ended: the status and, when a budget stopped it, why.
-type Measured = Result<(RunStatus, Option<String>)>;
+/// How measuring ended: the status, why a budget stopped it, and the notes
+/// the engine reported on the way.
+type Measured = Result<(RunStatus, Option<String>, Vec<String>)>;
 
 /// Measures `todo` (cells of `plan`, in order) into run `run`.
 #[allow(clippy::too_many_arguments)]
@@ -280,12 +281,13 @@ fn measure(
             break;
         }
     }
-    if let Some(e) = rec.finish() {
+    let (notes, error) = rec.finish();
+    if let Some(e) = error {
         return Err(
             e.context("storing a cell; the run stopped, and every cell stored before it is kept")
         );
     }
-    Ok(status)
+    Ok((status.0, status.1, notes))
 }
 
 /// The key the engine gives a cell (for cells that never reach it).
@@ -306,7 +308,10 @@ fn finish(
     measured: Measured,
 ) -> Result<ExitCode> {
     let (status, note) = match &measured {
-        Ok((s, n)) => (*s, n.clone()),
+        Ok((s, n, notes)) => {
+            meta.notes.extend(notes.iter().cloned());
+            (*s, n.clone())
+        }
         Err(_) => (RunStatus::Interrupted, None),
     };
     meta.status = status;

@@ -29,6 +29,8 @@ pub(crate) struct Recorder<'a> {
     last: String,
     pub error: Option<anyhow::Error>,
     pub stored: usize,
+    /// Run notes the engine reported (the common-clock check of oneway).
+    pub notes: Vec<String>,
 }
 
 impl<'a> Recorder<'a> {
@@ -60,6 +62,7 @@ impl<'a> Recorder<'a> {
             last: String::new(),
             error: None,
             stored: 0,
+            notes: Vec::new(),
         }
     }
 
@@ -68,9 +71,10 @@ impl<'a> Recorder<'a> {
         self.pending = cells.iter().cloned().collect();
     }
 
-    pub fn finish(self) -> Option<anyhow::Error> {
+    /// Ends the bar; returns the engine's notes and any storing error.
+    pub fn finish(self) -> (Vec<String>, Option<anyhow::Error>) {
         self.bar.finish_and_clear();
-        self.error
+        (self.notes, self.error)
     }
 
     fn store(&mut self, plan: &PlanCell, result: &CellResult) -> anyhow::Result<()> {
@@ -102,6 +106,18 @@ fn last_of(result: &CellResult) -> String {
 }
 
 impl Observer for Recorder<'_> {
+    fn run_note(&mut self, note: &str) {
+        // A plan in random order meets a link many times; one note is enough.
+        if self.notes.iter().any(|n| n == note) {
+            return;
+        }
+        // Stored at once too, so a run killed later keeps it.
+        if let Err(e) = self.store.add_run_note(self.run, note) {
+            self.error.get_or_insert(e.into());
+        }
+        self.notes.push(note.to_string());
+    }
+
     fn cell_started(&mut self, key: &CellKey) {
         let extra: Vec<String> = self
             .pending

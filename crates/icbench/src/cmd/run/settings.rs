@@ -95,7 +95,11 @@ impl Settings {
 
 /// The engine's cell for a plan cell.
 pub(crate) fn cell_spec(c: &PlanCell) -> CellSpec {
-    CellSpec { pattern: c.pattern, size_bytes: c.size_bytes, blocks: c.blocks }
+    CellSpec {
+        blocks: c.blocks,
+        direction: c.direction.as_deref().and_then(|d| d.parse().ok()),
+        ..CellSpec::new(c.pattern, c.size_bytes)
+    }
 }
 
 /// The peer process: this binary re-executed as `icbench __peer`. Under an

@@ -1,0 +1,193 @@
+//! `icbench run -p oneway` end to end (issue 7): both directions measured
+//! as cells of their own, the common clock checked and noted, a one-way
+//! time that cannot exceed the slowest round trip of the same run, and a
+//! corrupting peer failing the cell in either direction. No timed
+//! assertion: the bound compares two figures of the same run.
+
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+/// `icbench run --json` with short cells and no floor; returns the JSON.
+fn run_json(db: &Path, args: &[&str]) -> Value {
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--cell-time", "20ms", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "icbench run {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The links of `specs` that work here; says on stderr why others are left out.
+fn usable<'a>(specs: &[&'a str]) -> Vec<&'a str> {
+    specs
+        .iter()
+        .copied()
+        .filter(|s| match icbench_link::probe::unsupported(s) {
+            None => true,
+            Some(why) => {
+                let _ = writeln!(std::io::stderr(), "SKIP {s}: {why}");
+                false
+            }
+        })
+        .collect()
+}
+
+fn rows<'a>(v: &'a Value, section: &str) -> Vec<&'a Value> {
+    v[section].as_array().map(|a| a.iter().collect()).unwrap_or_default()
+}
+
+fn reason(row: &Value) -> &str {
+    row["reason"].as_str().unwrap_or("")
+}
+
+#[test]
+fn both_directions_are_measured_and_no_one_way_time_exceeds_the_slowest_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let links = usable(&["unix", "shm"]);
+    if links.is_empty() {
+        return;
+    }
+    let mut args = vec!["-p", "oneway", "-p", "pingpong", "-s", "8,64"];
+    for l in &links {
+        args.extend(["-L", l]);
+    }
+    let v = run_json(&dir.path().join("r.db"), &args);
+    let oneway = rows(&v, "oneway");
+    assert_eq!(oneway.len(), links.len() * 2 * 2, "two sizes × two directions per link");
+    let notes: Vec<&str> =
+        v["meta"]["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    for link in &links {
+        assert!(
+            notes.iter().any(|n| n.contains(&format!("oneway on {link}: common clock checked"))
+                && n.contains("never backwards")),
+            "no clock-check note for {link}: {notes:?}"
+        );
+        let rtt_max = rows(&v, "pingpong")
+            .into_iter()
+            .find(|r| r["link"] == *link && r["size_bytes"] == 64)
+            .and_then(|r| r["rtt_ns"]["max"].as_f64())
+            .unwrap_or_else(|| panic!("{link}: no 64 B round trip"));
+        for dir in ["h2p", "p2h"] {
+            let of = |size: u64| {
+                oneway
+                    .iter()
+                    .find(|r| {
+                        r["link"] == *link && r["size_bytes"] == size && r["direction"] == dir
+                    })
+                    .unwrap_or_else(|| panic!("{link} {dir} {size} B missing"))
+            };
+            let small = of(8);
+            assert_eq!(small["status"], "failed", "8 B cannot hold stamp and sequence check");
+            assert!(reason(small).contains("at least 16 B"), "{}", reason(small));
+            let r = of(64);
+            assert_eq!(r["status"], "ok", "{link} {dir}: {}", reason(r));
+            assert_eq!(r["factors"]["direction"], dir);
+            let s = &r["oneway_ns"];
+            assert!(s["count"].as_u64().unwrap() >= 50, "{r}");
+            let p50 = s["p50"].as_f64().unwrap();
+            assert!(p50 > 0.0);
+            assert!(
+                p50 <= rtt_max,
+                "{link} {dir}: one-way p50 {p50} ns exceeds the slowest round trip {rtt_max} ns"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_thread_peer_measures_one_chosen_direction() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(link) = usable(&["shm"]).first().copied() else { return };
+    let db = dir.path().join("r.db");
+    let v = run_json(
+        &db,
+        &["-L", link, "-p", "oneway", "--direction", "p2h", "-s", "16", "--peer", "thread"],
+    );
+    let oneway = rows(&v, "oneway");
+    assert_eq!(oneway.len(), 1);
+    assert_eq!(oneway[0]["direction"], "p2h");
+    assert_eq!(oneway[0]["status"], "ok", "{}", reason(oneway[0]));
+    assert!(rows(&v, "pingpong").is_empty() && rows(&v, "stream").is_empty());
+    // `icbench show` prints the cell with its direction and the clock check.
+    let out = icbench().args(["show", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("oneway: one-way latency, ns"), "{text}");
+    assert!(text.contains("p2h (peer → host)"), "{text}");
+    assert!(!text.contains("h2p"), "{text}");
+    assert!(text.contains("common clock checked between CPUs"), "{text}");
+}
+
+#[test]
+fn a_corrupting_peer_fails_the_cell_in_either_direction() {
+    let Some(link) = usable(&["unix"]).first().copied() else { return };
+    for (direction, words) in [("h2p", "host → peer"), ("p2h", "peer → host")] {
+        let dir = tempfile::tempdir().unwrap();
+        let v = run_json(
+            &dir.path().join("r.db"),
+            &[
+                "-L",
+                link,
+                "-p",
+                "oneway",
+                "--direction",
+                direction,
+                "-s",
+                "64,128",
+                "--peer-fault",
+                "corrupt-after=5",
+            ],
+        );
+        let oneway = rows(&v, "oneway");
+        assert_eq!(oneway.len(), 2);
+        let bad = oneway[0];
+        assert_eq!(bad["status"], "failed", "{direction}");
+        let why = reason(bad);
+        assert!(why.contains("corrupted message"), "{why}");
+        assert!(why.contains(&format!("{words} message 5 of 64 B")), "{why}");
+        assert!(why.contains("at byte 32"), "{why}");
+        // The next cell has a fresh peer, which behaves.
+        assert_eq!(oneway[1]["status"], "ok", "{}", reason(oneway[1]));
+    }
+}
+
+#[test]
+fn direction_without_the_oneway_pattern_is_refused() {
+    let out = icbench()
+        .args(["run", "--no-floor", "--db", "/nonexistent/x.db", "-p", "pingpong"])
+        .args(["--direction", "h2p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("icbench: error: --direction"), "{err}");
+    assert!(err.contains("-p oneway"), "{err}");
+}
+
+#[test]
+fn oneway_is_refused_with_a_foreign_protocol() {
+    let out = icbench()
+        .args(["run", "--no-floor", "--db", "/nonexistent/x.db", "-L", "pty", "--protocol"])
+        .args(["raw", "--peer-cmd", "cat", "-p", "oneway"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("icbench: error: --pattern oneway: not available with raw"), "{err}");
+}
