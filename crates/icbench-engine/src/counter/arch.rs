@@ -92,11 +92,7 @@ mod imp {
 
     pub fn find() -> Result<Counter, String> {
         let hz = frequency();
-        Ok(Counter {
-            name: "cntvct_el0",
-            read,
-            declared_hz: (hz > 0).then_some(hz as f64),
-        })
+        Ok(Counter { name: "cntvct_el0", read, declared_hz: (hz > 0).then_some(hz as f64) })
     }
 }
 

@@ -178,10 +178,7 @@ pub struct Evidence {
 pub fn judge(e: &Evidence, tol: &Tolerance) -> Result<String, String> {
     let a = &e.agreement;
     if a.backwards + e.own_backwards > 0 {
-        return Err(format!(
-            "went backwards on one CPU ({} times)",
-            a.backwards + e.own_backwards
-        ));
+        return Err(format!("went backwards on one CPU ({} times)", a.backwards + e.own_backwards));
     }
     if e.across_backwards > 0 {
         return Err(format!(

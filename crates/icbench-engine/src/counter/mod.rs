@@ -94,7 +94,8 @@ pub fn measure(
     }
     let agreement = calib::agreement(&check, cal.hz)?;
     let read_ns = read_cost_ns(read, now);
-    let h = clockcheck::check_common_reading(host_cpu, peer_cpu, HANDOVERS, HANDOVER_TIMEOUT, read)?;
+    let h =
+        clockcheck::check_common_reading(host_cpu, peer_cpu, HANDOVERS, HANDOVER_TIMEOUT, read)?;
     Ok(Measured {
         evidence: Evidence {
             cal,

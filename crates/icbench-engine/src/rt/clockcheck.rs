@@ -40,7 +40,11 @@ pub fn check_common_clock(
     timeout: Duration,
 ) -> Result<ClockCheck, String> {
     let h = check_common_reading(a, b, rounds, timeout, clock::now_ns)?;
-    Ok(ClockCheck { rounds: h.rounds, backwards: h.backwards, worst_backwards_ns: h.worst_backwards })
+    Ok(ClockCheck {
+        rounds: h.rounds,
+        backwards: h.backwards,
+        worst_backwards_ns: h.worst_backwards,
+    })
 }
 
 /// What bouncing any reading between two CPUs saw, in the reading's units.
@@ -125,12 +129,7 @@ pub fn check_common_reading(
     let rb = hb.join().map_err(|_| "clock check thread panicked".to_string())?;
     let (ba, wa, oa) = ra?;
     let (bb, wb, ob) = rb?;
-    Ok(Handover {
-        rounds,
-        backwards: ba + bb,
-        worst_backwards: wa.max(wb),
-        own_backwards: oa + ob,
-    })
+    Ok(Handover { rounds, backwards: ba + bb, worst_backwards: wa.max(wb), own_backwards: oa + ob })
 }
 
 #[cfg(test)]
@@ -166,8 +165,8 @@ mod tests {
             let odd = FLIP.fetch_add(1, Ordering::Relaxed) % 2;
             clock::now_ns() + odd * 1_000_000_000
         }
-        let h = check_common_reading(cpus[0], cpus[1], 100, Duration::from_secs(60), skewed)
-            .unwrap();
+        let h =
+            check_common_reading(cpus[0], cpus[1], 100, Duration::from_secs(60), skewed).unwrap();
         assert_eq!(h.rounds, 100);
         assert!(h.backwards >= 90, "{h:?}");
         assert!(h.worst_backwards >= 900_000_000, "{h:?}");
