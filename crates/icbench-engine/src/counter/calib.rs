@@ -203,7 +203,8 @@ pub fn judge(e: &Evidence, tol: &Tolerance) -> Result<String, String> {
             tol.windows_ppm
         ));
     }
-    if !(a.drift_ppm.abs() <= tol.drift_ppm) {
+    // A NaN drift (no spread in time) fails too.
+    if a.drift_ppm.is_nan() || a.drift_ppm.abs() > tol.drift_ppm {
         return Err(format!(
             "drifts {:+.2} ppm against CLOCK_MONOTONIC_RAW (limit ±{:.0})",
             a.drift_ppm, tol.drift_ppm
