@@ -329,9 +329,9 @@ pub fn fast_counter(fc: Option<&FastCounter>) -> Finding {
         return Finding::new(ID, Verdict::Ok, found);
     }
     let hint = if fc.reason.contains("clocksource") {
-        " The kernel keeps time with another clocksource: CLOCK_MONOTONIC_RAW then reads \
-         that one, which can cost far more per read (hpet, acpi_pm: a microsecond or more; \
-         see `clock_overhead_ns` of a run and dmesg | grep -i clocksource)."
+        " The kernel keeps time with another clocksource, which CLOCK_MONOTONIC_RAW then \
+         reads: if that is hpet or acpi_pm, each read costs a microsecond or more (see a \
+         run's clock read cost, and dmesg | grep -i clocksource for why the kernel chose it)."
     } else {
         ""
     };
