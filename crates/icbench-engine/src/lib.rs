@@ -4,6 +4,7 @@
 //! never prints and never touches SQL (ARCHITECTURE rule 2).
 
 pub mod clock;
+pub mod counter;
 pub mod cpu;
 pub mod ctrl;
 pub mod floor;

@@ -15,7 +15,7 @@ mod run;
 pub use cell::{Adaptive, CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
 pub use direction::{Direction, DirectionParseError};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
-pub use run::{Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};
+pub use run::{FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};
 
 /// Version of every JSON document icbench writes (ARCHITECTURE rule 6).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

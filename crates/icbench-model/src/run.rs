@@ -155,6 +155,38 @@ pub struct RunMeta {
     pub clock_overhead_ns: f64,
     pub status: RunStatus,
     pub floor: Option<Floor>,
+    /// The CPU's own fast counter and how it compared with `clock`; `None`
+    /// when it was not examined (runs stored before schema 0007, imports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_counter: Option<FastCounter>,
     /// Free-form notes the engine attaches (e.g. "SCHED_FIFO not permitted").
     pub notes: Vec<String>,
+}
+
+/// The CPU's free-running counter (x86 TSC, arm64 CNTVCT_EL0), read
+/// directly instead of through `clock_gettime`, and whether it can stand in
+/// for the run's clock: its rate calibrated against CLOCK_MONOTONIC_RAW,
+/// then checked against it (docs/method.md, "The fast counter"). Recorded
+/// with a run; the timed loops use the run's clock regardless.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FastCounter {
+    /// The counter read ("tsc", "cntvct_el0"); `None`: none is readable
+    /// from user space here, and `reason` says why.
+    pub counter: Option<String>,
+    /// Ticks per second, calibrated against CLOCK_MONOTONIC_RAW, Hz.
+    pub hz: Option<f64>,
+    /// Ticks per second the hardware declares (arm64 CNTFRQ_EL0), Hz.
+    pub declared_hz: Option<f64>,
+    /// Cost of one read, ns (mean over batches of back-to-back reads).
+    pub read_ns: Option<f64>,
+    /// Whether the counter passed every check.
+    pub trusted: bool,
+    /// Why it is trusted, or the first check it failed.
+    pub reason: String,
+    /// Largest |counter converted to ns − CLOCK_MONOTONIC_RAW| over the
+    /// check, ns.
+    pub max_deviation_ns: Option<f64>,
+    /// Rate of the counter (converted to ns) against CLOCK_MONOTONIC_RAW
+    /// over the check, parts per million (+: the counter runs fast).
+    pub drift_ppm: Option<f64>,
 }

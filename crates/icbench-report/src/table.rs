@@ -400,6 +400,36 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
     t
 }
 
+/// The line on the CPU's fast counter: what it is, its rate and read cost,
+/// and whether it agreed with the run's clock (it never timed the run).
+pub fn fast_counter(fc: &icbench_model::FastCounter) -> String {
+    let Some(name) = &fc.counter else {
+        return format!("fast counter: {}", fc.reason);
+    };
+    let mut line = format!("fast counter {name}");
+    if let Some(hz) = fc.hz {
+        line += &format!(" at {}", format::rate(hz, "Hz"));
+    }
+    if let Some(d) = fc.declared_hz {
+        line += &format!(" (declares {})", format::rate(d, "Hz"));
+    }
+    if let Some(r) = fc.read_ns {
+        line += &format!(", one read costs {}", format::ns(r));
+    }
+    let verdict = if fc.trusted { "trusted" } else { "NOT trusted" };
+    line += &format!(" · {verdict}");
+    if let Some(d) = fc.max_deviation_ns {
+        line += &format!(": within {} of the clock", format::ns(d));
+    }
+    if let Some(p) = fc.drift_ppm {
+        line += &format!(", drift {p:+.2} ppm");
+    }
+    if !fc.trusted {
+        line += &format!(" — {}", fc.reason.trim_start_matches("not trusted: "));
+    }
+    line + " (not used for timing)"
+}
+
 /// The lines above the tables: which run, where, with what clock and floor.
 pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     let m = &view.meta;
@@ -439,6 +469,9 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         m.governor.as_deref().map(|g| format!(" · governor {g}")).unwrap_or_default(),
     )?;
     writeln!(out, "clock {} (one read costs {})", m.clock, format::ns(m.clock_overhead_ns))?;
+    if let Some(fc) = &m.fast_counter {
+        writeln!(out, "{}", fast_counter(fc))?;
+    }
     if let Some(f) = &m.floor {
         write!(out, "floor: cache-line round trip {}", format::ns(f.cacheline_rtt_ns))?;
         if let Some(t) = f.two_line_rtt_ns {
@@ -765,5 +798,45 @@ mod tests {
             busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
             "{busy}"
         );
+    }
+
+    #[test]
+    fn the_fast_counter_line_says_what_was_found_and_the_verdict() {
+        let tsc = icbench_model::FastCounter {
+            counter: Some("tsc".into()),
+            hz: Some(2.6e9),
+            declared_hz: None,
+            read_ns: Some(9.84),
+            trusted: true,
+            reason: "agrees".into(),
+            max_deviation_ns: Some(1.7),
+            drift_ppm: Some(-0.004),
+        };
+        assert_eq!(
+            fast_counter(&tsc),
+            "fast counter tsc at 2.60 GHz, one read costs 9.84 ns · trusted: within 1.70 ns of \
+             the clock, drift -0.00 ppm (not used for timing)"
+        );
+        let arm = icbench_model::FastCounter {
+            counter: Some("cntvct_el0".into()),
+            hz: Some(62.5e6),
+            declared_hz: Some(62.5e6),
+            trusted: false,
+            reason: "not trusted: the kernel's clocksource is tsc".into(),
+            max_deviation_ns: None,
+            drift_ppm: None,
+            ..tsc.clone()
+        };
+        assert_eq!(
+            fast_counter(&arm),
+            "fast counter cntvct_el0 at 62.5 MHz (declares 62.5 MHz), one read costs 9.84 ns · \
+             NOT trusted — the kernel's clocksource is tsc (not used for timing)"
+        );
+        let none = icbench_model::FastCounter {
+            counter: None,
+            reason: "not available on 32-bit ARM".into(),
+            ..arm
+        };
+        assert_eq!(fast_counter(&none), "fast counter: not available on 32-bit ARM");
     }
 }

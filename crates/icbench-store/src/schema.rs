@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0003_link_counters.sql"),
     include_str!("migrations/0004_cell_shape.sql"),
     include_str!("migrations/0005_plans.sql"),
+    include_str!("migrations/0006_fast_counter.sql"),
 ];
 
 /// The schema version this build writes and understands.
@@ -214,6 +215,30 @@ mod tests {
         let bad = conn.execute("UPDATE cells SET protocol = 'morse'", []);
         assert!(bad.unwrap_err().to_string().contains("CHECK"));
         let bad = conn.execute("UPDATE cells SET blocks = 0", []);
+        assert!(bad.unwrap_err().to_string().contains("CHECK"));
+    }
+
+    #[test]
+    fn runs_from_before_the_fast_counter_read_as_not_examined() {
+        let mut conn = fresh();
+        let before = MIGRATIONS.iter().position(|m| m.contains("fc_counter")).unwrap();
+        migrate_with(&mut conn, "t", &MIGRATIONS[..before]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (status, started_unix_ns, cpu_model, online_cpus, host_cpu, peer_cpu,
+                               peer_mode, sched_policy, mlock, kernel_release, hostname,
+                               icbench_version, command_line_json, clock)
+             VALUES ('finished', 1, 'cpu', '0-1', 0, 1, 'process', 'other', 0, 'k', 'h', 'v',
+                     '[]', 'c');",
+        )
+        .unwrap();
+        migrate(&mut conn, "t").unwrap();
+        let row: (Option<String>, Option<i64>, Option<f64>) = conn
+            .query_row("SELECT fc_counter, fc_trusted, fc_hz FROM runs", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!(row, (None, None, None));
+        let bad = conn.execute("UPDATE runs SET fc_trusted = 2", []);
         assert!(bad.unwrap_err().to_string().contains("CHECK"));
     }
 

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
-    PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, FastCounter, Floor, LatencyHistogram,
+    LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -186,6 +186,9 @@ impl Store {
         if let Some(floor) = &meta.floor {
             write_floor(&tx, path, run, floor)?;
         }
+        if let Some(fc) = &meta.fast_counter {
+            write_fast_counter(&tx, path, run, fc)?;
+        }
         tx.commit().map_err(sql(path, "recording a new run"))?;
         Ok(run)
     }
@@ -193,6 +196,12 @@ impl Store {
     /// Records the floor measured at the head of a run.
     pub fn set_floor(&mut self, run: RunId, floor: &Floor) -> Result<(), StoreError> {
         let n = write_floor(&self.conn, self.path.as_str(), run, floor)?;
+        self.one_row(n, run)
+    }
+
+    /// Records what was found of the CPU's fast counter.
+    pub fn set_fast_counter(&mut self, run: RunId, fc: &FastCounter) -> Result<(), StoreError> {
+        let n = write_fast_counter(&self.conn, self.path.as_str(), run, fc)?;
         self.one_row(n, run)
     }
 
@@ -593,7 +602,8 @@ impl Store {
             .optional()
             .map_err(sql(path, OP))?
             .ok_or_else(|| self_no_such_run(path, run))?;
-        let (source, provenance, meta) = row.into_meta(path, run)?;
+        let (source, provenance, mut meta) = row.into_meta(path, run)?;
+        meta.fast_counter = read_fast_counter(&tx, path, run)?;
 
         let mut stmt = tx
             .prepare(&format!(
@@ -783,6 +793,7 @@ impl RunRow {
             clock_overhead_ns: nan_from_null(self.clock_overhead_ns),
             status: parse_status(path, id, &self.status)?,
             floor,
+            fast_counter: None,
             notes: parse_strings(path, format!("notes of run {id}"), &self.notes_json)?,
         };
         Ok((parse_source(path, id, &self.source)?, self.provenance, meta))
@@ -935,4 +946,59 @@ fn write_floor(
         ],
     )
     .map_err(sql(path, "recording the floor"))
+}
+
+/// Writes a run's fast-counter columns; returns the number of rows changed.
+fn write_fast_counter(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+    fc: &FastCounter,
+) -> Result<usize, StoreError> {
+    conn.execute(
+        "UPDATE runs SET fc_counter = ?2, fc_hz = ?3, fc_declared_hz = ?4, fc_read_ns = ?5,
+                         fc_trusted = ?6, fc_reason = ?7, fc_max_deviation_ns = ?8,
+                         fc_drift_ppm = ?9
+         WHERE id = ?1",
+        params![
+            run.0,
+            fc.counter,
+            fc.hz,
+            fc.declared_hz,
+            fc.read_ns,
+            fc.trusted,
+            fc.reason,
+            fc.max_deviation_ns,
+            fc.drift_ppm
+        ],
+    )
+    .map_err(sql(path, "recording the fast counter"))
+}
+
+/// A run's fast counter; `None` when it was not examined (`fc_trusted` NULL).
+fn read_fast_counter(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+) -> Result<Option<FastCounter>, StoreError> {
+    conn.query_row(
+        "SELECT fc_counter, fc_hz, fc_declared_hz, fc_read_ns, fc_trusted, fc_reason,
+                fc_max_deviation_ns, fc_drift_ppm
+         FROM runs WHERE id = ?1",
+        [run.0],
+        |r| {
+            let Some(trusted) = r.get::<_, Option<bool>>(4)? else { return Ok(None) };
+            Ok(Some(FastCounter {
+                counter: r.get(0)?,
+                hz: r.get(1)?,
+                declared_hz: r.get(2)?,
+                read_ns: r.get(3)?,
+                trusted,
+                reason: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                max_deviation_ns: r.get(6)?,
+                drift_ppm: r.get(7)?,
+            }))
+        },
+    )
+    .map_err(sql(path, "loading the fast counter"))
 }

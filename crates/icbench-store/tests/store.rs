@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, Floor, LatencyHistogram, LinkCounters,
-    Pattern, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, FastCounter, Floor, LatencyHistogram,
+    LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -37,6 +37,16 @@ fn meta() -> RunMeta {
         clock_overhead_ns: 21.25,
         status: RunStatus::Running,
         floor: None,
+        fast_counter: Some(FastCounter {
+            counter: Some("cntvct_el0".into()),
+            hz: Some(24_000_001.5),
+            declared_hz: Some(24e6),
+            read_ns: Some(9.5),
+            trusted: true,
+            reason: "agrees with CLOCK_MONOTONIC_RAW within 42 ns".into(),
+            max_deviation_ns: Some(41.7),
+            drift_ppm: Some(-0.25),
+        }),
         notes: vec!["SCHED_FIFO not permitted".into(), "ünïcode \"quoted\"".into()],
     }
 }
@@ -828,4 +838,40 @@ fn a_plan_and_its_finished_cells_survive_for_resuming() {
 
     assert!(s.plan(RunId(99)).is_err());
     assert!(s.reopen_run(RunId(99), "x").is_err());
+}
+
+#[test]
+fn a_fast_counter_that_is_absent_or_not_examined_round_trips() {
+    let mut store = Store::open_in_memory().unwrap();
+    let none = RunMeta { fast_counter: None, ..meta() };
+    let run = store.begin_run(&none).unwrap();
+    assert_eq!(store.load_run(run).unwrap().meta, none);
+    let absent = FastCounter {
+        counter: None,
+        hz: None,
+        declared_hz: None,
+        read_ns: None,
+        trusted: false,
+        reason: "not available on 32-bit ARM".into(),
+        max_deviation_ns: None,
+        drift_ppm: None,
+    };
+    let armv7 = RunMeta { fast_counter: Some(absent.clone()), ..meta() };
+    let run = store.begin_run(&armv7).unwrap();
+    assert_eq!(store.load_run(run).unwrap().meta, armv7);
+    // Recorded after the start of the run, as an untrusted TSC.
+    let tsc = FastCounter {
+        counter: Some("tsc".into()),
+        hz: Some(2.6e9),
+        read_ns: Some(20.0),
+        reason: "not trusted: the CPU flag nonstop_tsc is missing".into(),
+        max_deviation_ns: Some(3.0),
+        drift_ppm: Some(0.01),
+        ..absent
+    };
+    let run = store.begin_run(&none).unwrap();
+    store.set_fast_counter(run, &tsc).unwrap();
+    assert_eq!(store.load_run(run).unwrap().meta.fast_counter, Some(tsc.clone()));
+    let err = store.set_fast_counter(RunId(999), &tsc).unwrap_err();
+    assert!(matches!(err, StoreError::NoSuchRun { .. }), "{err:?}");
 }

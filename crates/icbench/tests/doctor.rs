@@ -58,6 +58,8 @@ fn a_board_tree_is_examined_as_json() {
     assert_eq!(verdict("preempt-rt"), "info");
     assert_eq!(verdict("remoteproc"), "warn");
     assert_eq!(verdict("rpmsg"), "ok");
+    // Another machine's tree: this machine's counter says nothing of it.
+    assert_eq!(verdict("fast-counter"), "info");
 }
 
 #[test]
@@ -77,7 +79,11 @@ fn the_live_machine_gets_every_check() {
     let out = icbench().args(["doctor", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["findings"].as_array().unwrap().len(), 11);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 12);
+    // The live machine's fast counter was examined (trusted or not).
+    let fc = v["findings"].as_array().unwrap().iter().find(|f| f["id"] == "fast-counter");
+    let fc = fc.unwrap()["found"].as_str().unwrap();
+    assert!(!fc.contains("not examined"), "{fc}");
 }
 
 #[test]

@@ -56,6 +56,7 @@ fn meta() -> RunMeta {
         clock_overhead_ns: 20.0,
         status: RunStatus::Finished,
         floor: None,
+        fast_counter: None,
         notes: vec![],
     }
 }

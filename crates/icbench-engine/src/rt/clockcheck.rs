@@ -39,9 +39,39 @@ pub fn check_common_clock(
     rounds: u64,
     timeout: Duration,
 ) -> Result<ClockCheck, String> {
+    let h = check_common_reading(a, b, rounds, timeout, clock::now_ns)?;
+    Ok(ClockCheck {
+        rounds: h.rounds,
+        backwards: h.backwards,
+        worst_backwards_ns: h.worst_backwards,
+    })
+}
+
+/// What bouncing any reading between two CPUs saw, in the reading's units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handover {
+    /// Hand-overs each way.
+    pub rounds: u64,
+    /// Hand-overs after which the receiving CPU read less than it was handed.
+    pub backwards: u64,
+    /// The largest such step back.
+    pub worst_backwards: u64,
+    /// Reads smaller than the same CPU's previous read.
+    pub own_backwards: u64,
+}
+
+/// The check of [`check_common_clock`] for any reading (the clock, or the
+/// CPU's counter: [`crate::counter`]).
+pub fn check_common_reading(
+    a: u32,
+    b: u32,
+    rounds: u64,
+    timeout: Duration,
+    read: fn() -> u64,
+) -> Result<Handover, String> {
     if a == b {
         // One CPU reads one counter: monotonic by definition of the clock.
-        return Ok(ClockCheck { rounds: 0, backwards: 0, worst_backwards_ns: 0 });
+        return Ok(Handover { rounds: 0, backwards: 0, worst_backwards: 0, own_backwards: 0 });
     }
     // Even values: a's turn is over and b may read (odd = b handed back).
     // The word holds the reading; the turn is a separate flag so that a
@@ -58,9 +88,9 @@ pub fn check_common_clock(
     });
     let deadline = clock::now_ns() + timeout.as_nanos() as u64;
     let side = |me: u32, first: bool, ball: Arc<Ball>| {
-        move || -> Result<(u64, u64), String> {
+        move || -> Result<(u64, u64, u64), String> {
             cpu::pin_current_thread(me).map_err(|e| e.to_string())?;
-            let (mut back, mut worst) = (0u64, 0u64);
+            let (mut back, mut worst, mut own, mut last) = (0u64, 0u64, 0u64, 0u64);
             for r in 0..rounds {
                 // Turn 2r: a sends; 2r+1: b answers.
                 let my_turn = 2 * r + u64::from(!first);
@@ -78,24 +108,28 @@ pub fn check_common_clock(
                     std::hint::spin_loop();
                 }
                 let seen = ball.value.load(Ordering::Acquire);
-                let now = clock::now_ns();
+                let now = read();
                 if my_turn > 0 && now < seen {
                     back += 1;
                     worst = worst.max(seen - now);
                 }
+                if r > 0 && now < last {
+                    own += 1;
+                }
+                last = now;
                 ball.value.store(now, Ordering::Release);
                 ball.turn.store(my_turn + 1, Ordering::Release);
             }
-            Ok((back, worst))
+            Ok((back, worst, own))
         }
     };
     let ha = std::thread::spawn(side(a, true, ball.clone()));
     let hb = std::thread::spawn(side(b, false, ball.clone()));
     let ra = ha.join().map_err(|_| "clock check thread panicked".to_string())?;
     let rb = hb.join().map_err(|_| "clock check thread panicked".to_string())?;
-    let (ba, wa) = ra?;
-    let (bb, wb) = rb?;
-    Ok(ClockCheck { rounds, backwards: ba + bb, worst_backwards_ns: wa.max(wb) })
+    let (ba, wa, oa) = ra?;
+    let (bb, wb, ob) = rb?;
+    Ok(Handover { rounds, backwards: ba + bb, worst_backwards: wa.max(wb), own_backwards: oa + ob })
 }
 
 #[cfg(test)]
@@ -113,6 +147,33 @@ mod tests {
         let c = check_common_clock(cpus[0], cpus[1], 2_000, Duration::from_secs(60)).unwrap();
         assert_eq!(c.rounds, 2_000);
         assert!(c.ok(), "{c:?}");
+    }
+
+    #[test]
+    fn a_reading_that_goes_back_on_the_other_cpu_is_caught() {
+        let cpus = CpuList::usable().cpus;
+        if cpus.len() < 2 {
+            eprintln!("skipped: one CPU only");
+            return;
+        }
+        // A "counter" read alternately as the clock and the clock + 1 s:
+        // the reads alternate between the CPUs, so one CPU always sees the
+        // +1 s and the other steps back from it at each of its hand-overs,
+        // while each CPU alone still climbs.
+        fn skewed() -> u64 {
+            static FLIP: AtomicU64 = AtomicU64::new(0);
+            let odd = FLIP.fetch_add(1, Ordering::Relaxed) % 2;
+            clock::now_ns() + odd * 1_000_000_000
+        }
+        let h =
+            check_common_reading(cpus[0], cpus[1], 100, Duration::from_secs(60), skewed).unwrap();
+        assert_eq!(h.rounds, 100);
+        assert!(h.backwards >= 90, "{h:?}");
+        assert!(h.worst_backwards >= 900_000_000, "{h:?}");
+        assert_eq!(h.own_backwards, 0, "{h:?}");
+        let h = check_common_reading(cpus[0], cpus[1], 100, Duration::from_secs(60), clock::now_ns)
+            .unwrap();
+        assert_eq!((h.backwards, h.own_backwards), (0, 0), "{h:?}");
     }
 
     #[test]

@@ -23,7 +23,10 @@ pub fn doctor(a: &DoctorArgs) -> Result<ExitCode> {
             ))
         })?;
     let (host, peer) = super::pair_in(&a.cpus, &online)?;
-    let report = doctor::examine(&roots, host, peer, &doctor::permit::probe());
+    // The counter is read live: only meaningful when the tree is this machine's.
+    let live = a.root == std::path::Path::new("/");
+    let counter = live.then(|| icbench_engine::counter::probe(host, peer));
+    let report = doctor::examine(&roots, host, peer, &doctor::permit::probe(), counter.as_ref());
     let mut out = std::io::stdout().lock();
     if a.json {
         doctor::render::json(&report, &mut out)?;

@@ -74,6 +74,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         clock_overhead_ns: f64::NAN,
         status: RunStatus::Finished,
         floor: None,
+        fast_counter: None,
         notes,
     };
     let mut store = open_store(&a.db.db)?;

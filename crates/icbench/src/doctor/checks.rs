@@ -3,6 +3,7 @@
 //! kernel documentation the advice comes from.
 
 use icbench_engine::cpu::CpuList;
+use icbench_model::FastCounter;
 
 use super::permit::{Limit, Permits};
 use super::{Finding, Roots, Verdict};
@@ -299,6 +300,46 @@ pub fn cpu_dma_latency(roots: &Roots) -> Finding {
     }
     Finding::new("cpu-dma-latency", Verdict::Info, format!("no /dev/cpu_dma_latency{idle}"))
         .advise("idle states cannot be limited from user space here (CONFIG_CPU_IDLE / PM QoS)")
+}
+
+/// The CPU's fast counter (TSC, CNTVCT_EL0) as icbench_engine::counter
+/// found it: read live, so `None` when the tree is another machine's.
+/// icbench times with CLOCK_MONOTONIC_RAW either way, so an untrusted
+/// counter is worth knowing, not a change to make.
+pub fn fast_counter(fc: Option<&FastCounter>) -> Finding {
+    const ID: &str = "fast-counter";
+    let Some(fc) = fc else {
+        return Finding::new(
+            ID,
+            Verdict::Info,
+            "not examined: --root names another machine's tree",
+        )
+        .advise("run `icbench doctor` on the board itself to examine its counter");
+    };
+    let Some(name) = &fc.counter else {
+        return Finding::new(ID, Verdict::Info, fc.reason.clone()).advise(
+            "nothing to change: icbench times with CLOCK_MONOTONIC_RAW, which the vDSO \
+             reads from the system counter where the kernel allows it",
+        );
+    };
+    let rate = fc.hz.map_or(String::new(), |hz| format!(" at {:.6} MHz", hz / 1e6));
+    let cost = fc.read_ns.map_or(String::new(), |ns| format!(", one read {ns:.1} ns"));
+    let found = format!("{name}{rate}{cost}: {}", fc.reason);
+    if fc.trusted {
+        return Finding::new(ID, Verdict::Ok, found);
+    }
+    let hint = if fc.reason.contains("clocksource") {
+        " The kernel keeps time with another clocksource, which CLOCK_MONOTONIC_RAW then \
+         reads: if that is hpet or acpi_pm, each read costs a microsecond or more (see a \
+         run's clock read cost, and dmesg | grep -i clocksource for why the kernel chose it)."
+    } else {
+        ""
+    };
+    Finding::new(ID, Verdict::Info, found).advise(format!(
+        "icbench times with CLOCK_MONOTONIC_RAW regardless and records this with every run; \
+         a counter that fails these checks must not be used to time anything on this \
+         machine.{hint}"
+    ))
 }
 
 fn entries(dir: &std::path::Path) -> Vec<String> {

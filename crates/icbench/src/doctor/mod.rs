@@ -6,14 +6,17 @@
 //! command can inspect a tree copied from a board (`--root`). The two
 //! things a tree cannot show, whether SCHED_FIFO and mlockall are permitted
 //! to this process, are tried live ([`permit`]) and passed in as
-//! [`Permits`], so the checks themselves stay pure functions of their
-//! inputs. Rendering is separate ([`render`]).
+//! [`Permits`], and so is the CPU's fast counter as examined live
+//! (icbench_engine::counter; only on the live system), so the checks
+//! themselves stay pure functions of their inputs. Rendering is separate ([`render`]).
 
 mod checks;
 pub mod permit;
 pub mod render;
 
 use std::path::{Path, PathBuf};
+
+use icbench_model::FastCounter;
 
 pub use permit::Permits;
 
@@ -104,7 +107,15 @@ impl Report {
 }
 
 /// Examines the machine under `roots` for the pair (`host_cpu`, `peer_cpu`).
-pub fn examine(roots: &Roots, host_cpu: u32, peer_cpu: u32, permits: &Permits) -> Report {
+/// `counter`: the fast counter examined live on the pair, or `None` when
+/// `roots` is another machine's tree.
+pub fn examine(
+    roots: &Roots,
+    host_cpu: u32,
+    peer_cpu: u32,
+    permits: &Permits,
+    counter: Option<&FastCounter>,
+) -> Report {
     let pair = [host_cpu, peer_cpu];
     let findings = vec![
         checks::governor(roots, pair),
@@ -116,6 +127,7 @@ pub fn examine(roots: &Roots, host_cpu: u32, peer_cpu: u32, permits: &Permits) -
         checks::smt(roots, pair),
         checks::preempt_rt(roots),
         checks::cpu_dma_latency(roots),
+        checks::fast_counter(counter),
         checks::remoteproc(roots),
         checks::rpmsg(roots),
     ];

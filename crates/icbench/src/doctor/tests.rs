@@ -42,7 +42,11 @@ impl Tree {
     }
 
     fn find(&self, id: &str, permits: &Permits) -> Finding {
-        examine(&self.roots(), 2, 3, permits).findings.into_iter().find(|f| f.id == id).unwrap()
+        examine(&self.roots(), 2, 3, permits, None)
+            .findings
+            .into_iter()
+            .find(|f| f.id == id)
+            .unwrap()
     }
 }
 
@@ -69,7 +73,7 @@ fn assert_verdict(f: &Finding, v: Verdict) {
 #[test]
 fn every_check_reports_once_with_a_stable_id() {
     let t = Tree::new();
-    let r = examine(&t.roots(), 2, 3, &allowed());
+    let r = examine(&t.roots(), 2, 3, &allowed(), None);
     let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
     assert_eq!(
         ids,
@@ -83,6 +87,7 @@ fn every_check_reports_once_with_a_stable_id() {
             "smt",
             "preempt-rt",
             "cpu-dma-latency",
+            "fast-counter",
             "remoteproc",
             "rpmsg"
         ]
@@ -253,4 +258,50 @@ fn roots_are_never_fixed_paths() {
     assert_eq!(r.sys, Path::new("/tmp/x/sys"));
     assert_eq!(r.proc, Path::new("/tmp/x/proc"));
     assert_eq!(r.dev, Path::new("/tmp/x/dev"));
+}
+
+fn counter(name: Option<&str>, trusted: bool, reason: &str) -> icbench_model::FastCounter {
+    icbench_model::FastCounter {
+        counter: name.map(str::to_string),
+        hz: name.map(|_| 2_600_000_156.6),
+        declared_hz: None,
+        read_ns: name.map(|_| 9.84),
+        trusted,
+        reason: reason.to_string(),
+        max_deviation_ns: name.map(|_| 1.7),
+        drift_ppm: name.map(|_| -0.003),
+    }
+}
+
+#[test]
+fn the_fast_counter_finding_follows_the_live_probe() {
+    let t = Tree::new();
+    let find = |fc: Option<&icbench_model::FastCounter>| {
+        examine(&t.roots(), 2, 3, &allowed(), fc)
+            .findings
+            .into_iter()
+            .find(|f| f.id == "fast-counter")
+            .unwrap()
+    };
+    let f = find(None);
+    assert_verdict(&f, Verdict::Info);
+    assert!(f.found.contains("not examined"), "{f:?}");
+    let ok = counter(Some("tsc"), true, "agrees with CLOCK_MONOTONIC_RAW within 2 ns");
+    let f = find(Some(&ok));
+    assert_verdict(&f, Verdict::Ok);
+    assert_eq!(
+        f.found,
+        "tsc at 2600.000157 MHz, one read 9.8 ns: agrees with CLOCK_MONOTONIC_RAW within 2 ns"
+    );
+    let hpet = counter(Some("tsc"), false, "not trusted: the kernel's clocksource is hpet");
+    let f = find(Some(&hpet));
+    assert_verdict(&f, Verdict::Info);
+    assert!(f.advice.contains("another clocksource"), "{f:?}");
+    let drift = counter(Some("cntvct_el0"), false, "not trusted: drifts +60 ppm");
+    let f = find(Some(&drift));
+    assert!(!f.advice.contains("another clocksource") && f.advice.contains("regardless"));
+    let arm = counter(None, false, "not available on 32-bit ARM: …");
+    let f = find(Some(&arm));
+    assert_verdict(&f, Verdict::Info);
+    assert_eq!(f.found, "not available on 32-bit ARM: …");
 }
