@@ -176,6 +176,7 @@ pub fn pingpong(
         counters,
         channels: None,
         adaptive,
+        per_channel: Vec::new(),
     })
 }
 
@@ -234,5 +235,6 @@ pub fn stream(
         counters,
         channels: None,
         adaptive: None,
+        per_channel: Vec::new(),
     })
 }

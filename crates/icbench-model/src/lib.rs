@@ -11,7 +11,9 @@ mod cell;
 mod hist;
 mod run;
 
-pub use cell::{Adaptive, CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
+pub use cell::{
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Pattern, PatternParseError,
+};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};
 

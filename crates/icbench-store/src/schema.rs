@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_protocol_blocks.sql"),
     include_str!("migrations/0003_link_counters.sql"),
     include_str!("migrations/0004_cell_shape.sql"),
+    include_str!("migrations/0005_channels.sql"),
 ];
 
 /// The schema version this build writes and understands.
