@@ -19,4 +19,6 @@ pub mod table;
 pub mod view;
 
 pub use stats::CellStats;
-pub use view::{BulkRow, PingPongRow, RunView, StreamRow, Target, TimerRow, build};
+pub use view::{
+    BulkRow, ChannelRow, ChannelsView, PingPongRow, RunView, StreamRow, Target, TimerRow, build,
+};

@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Floor, LatencyHistogram, LinkCounters,
-    Pattern, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Floor, LatencyHistogram,
+    LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -137,16 +137,15 @@ fn imported_bulk() -> CellResult {
 /// A measured multi-channel cell (`icbench run -P 3`): the aggregate over
 /// the common window, and each channel with its own histogram but one.
 fn measured_channels() -> CellResult {
-    let chan = |channel: u32, messages: u64, start_offset_ns: u64, hist: Option<&[u64]>| {
-        ChannelData {
+    let chan =
+        |channel: u32, messages: u64, start_offset_ns: u64, hist: Option<&[u64]>| ChannelData {
             channel,
             messages,
             bytes: messages * 64,
             start_offset_ns,
             active_ns: 50_000_000 - start_offset_ns,
             latency: hist.map(hist_of),
-        }
-    };
+        };
     let per_channel = vec![
         chan(0, 3, 1_200, Some(&[900, 1_000, 1_100])),
         chan(1, 2, 10_000_000, Some(&[2_000, 2_100])),

@@ -321,6 +321,17 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 32, value_name = "N")]
     pub window: u32,
 
+    /// Channels: N independent links (1-32), each with its own peer,
+    /// started together and measured over one common window; the total is
+    /// Σ bytes / that window, with per-channel rates and Jain's fairness
+    /// index. Local links with icbench's own peer, pingpong and stream.
+    #[arg(long, short = 'P', default_value_t = 1, value_name = "N")]
+    pub channels: u32,
+
+    /// (testing) Start channel i this much × i after the common start.
+    #[arg(long, hide = true, value_name = "DURATION")]
+    pub channel_stagger: Option<String>,
+
     /// Also keep every round-trip sample (not only the histogram).
     #[arg(long)]
     pub raw: bool,

@@ -166,29 +166,54 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
         match p {
             Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
                 cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
-                    pattern: p,
-                    size_bytes,
                     blocks: Some(n),
+                    ..CellSpec::new(p, size_bytes)
                 }));
             }
             Pattern::Bulk => {
                 let bl = blocks.clone().unwrap_or_else(|| vec![1]);
                 for s in sizes_of("1-64K")? {
-                    cells.extend(bl.iter().map(|&n| CellSpec {
-                        pattern: p,
-                        size_bytes: s,
-                        blocks: Some(n),
-                    }));
+                    cells.extend(
+                        bl.iter().map(|&n| CellSpec { blocks: Some(n), ..CellSpec::new(p, s) }),
+                    );
                 }
             }
             _ => {
                 let default =
                     if protocol == Some(Protocol::Dimtass) { SEED_001_SIZES } else { "1-64K" };
-                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::from((p, s))));
+                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::new(p, s)));
             }
         }
     }
+    let channels = resolve_channels(a, protocol, &patterns)?;
+    for c in &mut cells {
+        c.channels = channels;
+    }
     Ok(cells)
+}
+
+/// `-P N`: 1 … 32 channels; more than one only where the channel path runs
+/// (icbench's own peer, pingpong and stream).
+fn resolve_channels(a: &RunArgs, protocol: Option<Protocol>, patterns: &[Pattern]) -> Result<u32> {
+    let n = a.channels;
+    if !(1..=32).contains(&n) {
+        return Err(bad(format!("--channels {n}: give 1 to 32 channels")));
+    }
+    if n > 1 {
+        if let Some(p) = protocol {
+            return Err(bad(format!(
+                "--channels {n}: several channels run only with icbench's own peer, not with \
+                 --protocol {p}"
+            )));
+        }
+        if let Some(p) = patterns.iter().find(|p| !matches!(p, Pattern::PingPong | Pattern::Stream))
+        {
+            return Err(bad(format!(
+                "--channels {n}: several channels run pingpong and stream, not {p}"
+            )));
+        }
+    }
+    Ok(n)
 }
 
 fn resolve(a: &RunArgs) -> Result<Plan> {
@@ -247,6 +272,13 @@ fn resolve(a: &RunArgs) -> Result<Plan> {
             ci_target: a.ci.as_deref().map(parse_ci).transpose()?,
             ci_max_time: sizes::duration(&a.ci_max_time)
                 .map_err(|e| bad(format!("--ci-max-time: {e}")))?,
+            channel_stagger: a
+                .channel_stagger
+                .as_deref()
+                .map(sizes::duration)
+                .transpose()
+                .map_err(|e| bad(format!("--channel-stagger: {e}")))?
+                .unwrap_or_default(),
         },
         fault,
         stop: &STOP,
