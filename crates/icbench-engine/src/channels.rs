@@ -585,12 +585,81 @@ mod tests {
         assert_eq!((c.messages, c.bytes, c.start_offset_ns, c.active_ns), (3, 192, 5, 95));
     }
 
+    fn thread_cfg(stop: &'static AtomicBool) -> EngineConfig {
+        let (host_cpu, peer_cpu) = crate::cpu::CpuList::usable().default_pair().unwrap_or((0, 0));
+        EngineConfig {
+            host_cpu,
+            peer_cpu,
+            peer: crate::PeerLaunch::Thread,
+            fifo: None,
+            timeout: Duration::from_secs(5),
+            budget: crate::Budget {
+                cell_time: Duration::from_millis(20),
+                raw: false,
+                window: 8,
+                ci_target: None,
+                ci_max_time: Duration::ZERO,
+                channel_stagger: Duration::ZERO,
+            },
+            fault: None,
+            stop,
+            protocol: None,
+            peer_cmd: None,
+        }
+    }
+
+    /// Transfer mode, with peer threads: every channel moves exactly its
+    /// share (rounded up to whole messages) and the window runs to the last
+    /// channel's end.
+    #[test]
+    fn a_transfer_cell_moves_every_byte_on_every_channel() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let cfg = thread_cfg(&STOP);
+        let spec = LinkSpec::parse("unix").unwrap();
+        for pattern in [Pattern::PingPong, Pattern::Stream] {
+            let cell = CellSpec {
+                channels: 3,
+                transfer_bytes: Some(6_400 + 1),
+                ..CellSpec::new(pattern, 64)
+            };
+            let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else {
+                panic!("{pattern}: not measured");
+            };
+            assert_eq!((d.channels, d.per_channel.len()), (Some(3), 3), "{pattern}");
+            for c in &d.per_channel {
+                assert_eq!(
+                    (c.messages, c.bytes),
+                    (101, 101 * 64),
+                    "{pattern} channel {}",
+                    c.channel
+                );
+            }
+            let end = d.per_channel.iter().map(|c| c.start_offset_ns + c.active_ns).max();
+            assert_eq!(Some(d.elapsed_ns), end, "{pattern}");
+            assert_eq!(d.bytes, 3 * 101 * 64);
+            assert_eq!(d.latency.map(|h| h.len()), (pattern == Pattern::PingPong).then_some(303));
+        }
+    }
+
+    #[test]
+    fn other_protocols_do_not_run_on_channels() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let cfg = EngineConfig { protocol: Some(crate::Protocol::Raw), ..thread_cfg(&STOP) };
+        let spec = LinkSpec::parse("unix").unwrap();
+        let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::PingPong, 64) };
+        let Some(CellOutcome::Failed { reason }) = measure(&cfg, &spec, cell, None) else {
+            panic!("measured");
+        };
+        assert!(reason.contains("only pingpong and stream with icbench's own peer"), "{reason}");
+    }
+
     #[test]
     fn chunks_follow_the_probe_with_a_floor() {
         assert_eq!(chunk_of(1_000.0, 1), 1_000);
         assert_eq!(chunk_of(10e6, 1), 1);
         assert_eq!(chunk_of(2_000.0, 256), 500);
         assert_eq!(chunk_of(20_000.0, 256), 256);
-        assert_eq!(chunk_of(0.0, 1), 1 << 20);
+        assert_eq!(chunk_of(0.0, 1), 1_000_000);
+        assert_eq!(chunk_of(1.0, 2 << 20), 1 << 20);
     }
 }
