@@ -394,7 +394,8 @@ fn nanos(d: Duration) -> u64 {
 
 /// Messages per chunk: about [`CHUNK_NS`] at the probe's pace, at least `min`.
 fn chunk_of(per_msg_ns: f64, min: u32) -> u32 {
-    ((CHUNK_NS / per_msg_ns.max(1.0)) as u32).clamp(min.max(1), 1 << 20)
+    const MAX: u32 = 1 << 20;
+    ((CHUNK_NS / per_msg_ns.max(1.0)) as u32).clamp(min.clamp(1, MAX), MAX)
 }
 
 /// One channel's count over the common window.
