@@ -236,6 +236,9 @@ impl CellData {
 
 /// How a cell ended.
 #[derive(Debug, Clone)]
+// One outcome per cell, made once and moved rarely: boxing the measured
+// data would only add a hop at every use.
+#[allow(clippy::large_enum_variant)]
 pub enum CellOutcome {
     Measured(CellData),
     /// The cell could not be completed; the reason names what happened

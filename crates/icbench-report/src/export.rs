@@ -41,6 +41,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     "median_ci95_hi_ns",
     "msgs_per_s",
     "bytes_per_s",
+    // Multi-channel cells (`run -P N`): the common window the rates are
+    // over, and how evenly the channels shared it.
+    "window_ns",
+    "jain_index",
+    "channel_min_over_max",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -62,7 +67,8 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
                    reason: &Option<String>,
                    s: Option<&crate::CellStats>,
                    msgs: Option<f64>,
-                   bps: Option<f64>|
+                   bps: Option<f64>,
+                   cw: Option<&crate::ChannelsView>|
      -> Result<(), csv::Error> {
         let m = s.map(|s| s.summary);
         let mut rec = vec![
@@ -97,6 +103,10 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
         ] {
             rec.push(num(v));
         }
+        let fair = cw.and_then(|c| c.fairness);
+        rec.push(cw.map_or(String::new(), |c| c.window_ns.to_string()));
+        rec.push(num(fair.map(|f| f.jain)));
+        rec.push(num(fair.map(|f| f.min_over_max)));
         w.write_record(&rec)
     };
     for r in &view.pingpong {
@@ -112,6 +122,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.rtt_ns.as_ref(),
             r.msgs_per_s,
             r.bytes_per_s,
+            r.common_window.as_ref(),
         )?;
     }
     for r in &view.stream {
@@ -120,13 +131,14 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             &r.protocol,
             "stream",
             r.size_bytes,
-            None,
+            r.channels,
             None,
             r.status,
             &r.reason,
             None,
             r.msgs_per_s,
             r.bytes_per_s,
+            r.common_window.as_ref(),
         )?;
     }
     for r in &view.bulk {
@@ -142,6 +154,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.transfer_ns.as_ref(),
             None,
             r.bytes_per_s,
+            None,
         )?;
     }
     for r in &view.timer {
@@ -155,6 +168,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.status,
             &r.reason,
             r.latency_ns.as_ref(),
+            None,
             None,
             None,
         )?;

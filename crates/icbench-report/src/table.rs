@@ -766,6 +766,8 @@ mod tests {
             bytes_per_s: Some(4.96e6),
             over_memcpy: None,
             tx_busy: Some(busy),
+            channels: None,
+            common_window: None,
         }
     }
 

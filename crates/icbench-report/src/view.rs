@@ -455,3 +455,48 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
     }
     out
 }
+
+#[cfg(test)]
+mod channel_tests {
+    use icbench_model::{ChannelData, LinkCounters};
+
+    use super::*;
+
+    #[test]
+    fn a_channel_cell_shows_its_window_total_and_fairness() {
+        let chan = |channel, bytes, start_offset_ns, active_ns| ChannelData {
+            channel,
+            messages: bytes / 64,
+            bytes,
+            start_offset_ns,
+            active_ns,
+            latency: None,
+        };
+        let d = CellData {
+            messages: 3_000,
+            bytes: 192_000,
+            elapsed_ns: 100_000_000,
+            warmup_messages: 0,
+            latency: None,
+            raw_ns: None,
+            window: Some(32),
+            counters: LinkCounters::default(),
+            channels: Some(2),
+            adaptive: None,
+            per_channel: vec![
+                chan(0, 128_000, 0, 99_000_000),
+                chan(1, 64_000, 50_000_000, 49_000_000),
+            ],
+        };
+        let v = channels_view(&d).unwrap();
+        assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));
+        assert_eq!(v.total_bytes_per_s, 1_920_000.0);
+        let rates: Vec<f64> = v.per_channel.iter().map(|c| c.bytes_per_s).collect();
+        assert_eq!(rates, vec![1_280_000.0, 640_000.0]);
+        // (1.28 + 0.64)² / (2 · (1.28² + 0.64²)) = 0.9
+        let f = v.fairness.unwrap();
+        assert!((f.jain - 0.9).abs() < 1e-12, "{}", f.jain);
+        assert_eq!(f.min_over_max, 0.5);
+        assert!(channels_view(&CellData { per_channel: Vec::new(), ..d }).is_none());
+    }
+}
