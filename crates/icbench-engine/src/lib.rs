@@ -13,6 +13,7 @@ pub mod payload;
 pub mod peer;
 pub mod rt;
 
+mod channels;
 mod pattern;
 mod remote;
 mod session;
@@ -70,7 +71,8 @@ pub struct EngineConfig {
 }
 
 /// One cell to measure on a link: pattern, message (or block) size, for
-/// bulk the blocks per transfer, for oneway the direction.
+/// bulk the blocks per transfer, for oneway the direction, and how many
+/// channels run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSpec {
     pub pattern: Pattern,
@@ -78,17 +80,57 @@ pub struct CellSpec {
     pub blocks: Option<u32>,
     /// Oneway: which way the messages travel (the cell's `direction` factor).
     pub direction: Option<Direction>,
+    /// Independent link instances, each with its own peer, measured over
+    /// one common window (`channels.rs`); 1 = one link, measured alone.
+    pub channels: u32,
+    /// Stop rule: each channel moves this many payload bytes (rounded up
+    /// to whole messages) instead of running for the cell time. Cells with
+    /// it run on the channel path even with one channel.
+    pub transfer_bytes: Option<u64>,
 }
 
 impl CellSpec {
-    /// A cell of `pattern` at `size_bytes`, nothing else set.
+    /// One link, `size_bytes` per message, timed by the cell time.
     pub fn new(pattern: Pattern, size_bytes: u64) -> CellSpec {
-        CellSpec { pattern, size_bytes, blocks: None, direction: None }
+        CellSpec {
+            pattern,
+            size_bytes,
+            blocks: None,
+            direction: None,
+            channels: 1,
+            transfer_bytes: None,
+        }
     }
 
     /// A oneway cell in `direction`.
     pub fn oneway(size_bytes: u64, direction: Direction) -> CellSpec {
         CellSpec { direction: Some(direction), ..CellSpec::new(Pattern::OneWay, size_bytes) }
+    }
+
+    /// Whether the cell runs on the channel path (common window).
+    fn on_channels(&self) -> bool {
+        self.channels > 1 || self.transfer_bytes.is_some()
+    }
+
+    /// The cell's key: the link, pattern and size, with `direction`,
+    /// `channels` and `transfer` (bytes per channel) as factors when they
+    /// differ from one timed link. A plan names its factors the same way.
+    fn key(&self, cfg: &EngineConfig, spec: &LinkSpec) -> CellKey {
+        let mut key = CellKey {
+            protocol: cfg.protocol.map(|p| p.as_str().to_string()),
+            blocks: self.blocks,
+            ..CellKey::new(spec.to_string(), self.pattern, self.size_bytes)
+        };
+        if let Some(d) = self.direction {
+            key = key.with(Direction::FACTOR, d);
+        }
+        if self.channels > 1 {
+            key = key.with("channels", self.channels);
+        }
+        if let Some(t) = self.transfer_bytes {
+            key = key.with("transfer", t);
+        }
+        key
     }
 }
 
@@ -112,7 +154,7 @@ pub fn supports(protocol: Option<Protocol>, pattern: Pattern) -> bool {
 /// The largest transfer a cell can have: the link's largest message for
 /// the local protocol, 16 MiB for icb (it fragments), 65535 B for dimtass
 /// (`length` is a u16), no bound for raw (it chunks).
-fn max_transfer(protocol: Option<Protocol>, link_max: usize) -> u64 {
+pub(crate) fn max_transfer(protocol: Option<Protocol>, link_max: usize) -> u64 {
     match protocol {
         None => link_max as u64,
         Some(Protocol::Icb) => 16 << 20,
@@ -163,20 +205,28 @@ pub fn run_link(
             }
             return LinkRun::Interrupted;
         }
-        let mut key = CellKey {
-            protocol: cfg.protocol.map(|p| p.as_str().to_string()),
-            blocks: cell.blocks,
-            ..CellKey::new(spec.to_string(), cell.pattern, cell.size_bytes)
-        };
-        if let Some(d) = cell.direction {
-            key = key.with(Direction::FACTOR, d);
-        }
+        let key = cell.key(cfg, spec);
         obs.cell_started(&key);
         if let (Pattern::OneWay, Some(Err(reason))) = (cell.pattern, &clock) {
             obs.cell_finished(&CellResult {
                 key,
                 outcome: CellOutcome::Failed { reason: reason.clone() },
             });
+            continue;
+        }
+        if cell.on_channels() {
+            // N fresh sessions of their own, torn down when the cell ends.
+            let fault = if started == 0 { cfg.fault } else { None };
+            started += 1;
+            match channels::measure(cfg, spec, cell, fault) {
+                Some(outcome) => obs.cell_finished(&CellResult { key, outcome }),
+                None => {
+                    if let Some(s) = session.take() {
+                        s.close(false);
+                    }
+                    return LinkRun::Interrupted;
+                }
+            }
             continue;
         }
         let s = match session.take() {
@@ -336,14 +386,29 @@ fn measure_cell(
         }
         Err(e) => e,
     };
+    match failure(cfg, s, fired, &err) {
+        Some(reason) => (Some(CellOutcome::Failed { reason }), None),
+        None => (None, None),
+    }
+}
+
+/// Why a cell failed, from the pattern's error and what the watchdog saw;
+/// `None` when it was an interruption (Ctrl-C). Ends the session.
+fn failure(
+    cfg: &EngineConfig,
+    mut s: Session,
+    fired: Option<Fired>,
+    err: &CellError,
+) -> Option<String> {
     // A stop request may show first as a dead or silent peer; it is still
     // an interruption, not a failure of the cell.
     if fired == Some(Fired::Interrupted) || cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
-        return (None, Some(s));
+        s.close(false);
+        return None;
     }
     let exit = s.peer_exit();
     let secs = cfg.timeout.as_secs_f64();
-    let reason = match (fired, &err) {
+    let reason = match (fired, err) {
         (Some(Fired::Timeout), CellError::Stalled { waiting }) => {
             format!("timeout: nothing from the peer for {secs} s while {waiting}")
         }
@@ -358,13 +423,12 @@ fn measure_cell(
         (Some(Fired::PeerDied), _) | (_, CellError::Link(LinkError::PeerClosed)) => {
             // Let the peer's end settle so its exit status is known.
             let closed = s.close(false);
-            let how = closed.or(exit).unwrap_or_else(|| "peer closed the link".to_string());
-            return (Some(CellOutcome::Failed { reason: how }), None);
+            return Some(closed.or(exit).unwrap_or_else(|| "peer closed the link".to_string()));
         }
         _ => err.to_string(),
     };
     s.close(false);
-    (Some(CellOutcome::Failed { reason }), None)
+    Some(reason)
 }
 
 /// The body of a peer process: pins itself, attaches to the handed-off link

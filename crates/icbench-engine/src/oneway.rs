@@ -171,6 +171,7 @@ pub fn oneway(
         window: None,
         counters,
         channels: None,
+        per_channel: Vec::new(),
         adaptive: None,
     })
 }

@@ -20,7 +20,7 @@ use crate::payload::{Payload, first_difference};
 /// Receive buffers are at least this large, so links that must receive into
 /// a buffer of their own message size (POSIX queues) never copy.
 pub(crate) const RX_MIN: usize = 64 << 10;
-const PROBE_MESSAGES: u32 = 16;
+pub(crate) const PROBE_MESSAGES: u32 = 16;
 
 /// Why a cell's measurement stopped.
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +74,10 @@ pub struct Budget {
     pub ci_target: Option<f64>,
     /// ... or until the cell has measured this long in all.
     pub ci_max_time: Duration,
+    /// (testing) Channel i of a multi-channel cell starts i × this after
+    /// the common start, to show that late starters do not inflate the
+    /// total (`--channel-stagger`). Zero otherwise.
+    pub channel_stagger: Duration,
 }
 
 /// The median's 95 % CI half-width relative to the median, from the
@@ -93,6 +97,88 @@ pub(crate) fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u
     (warm as u32, measure as u32)
 }
 
+/// The ping-pong loop: `size`-byte messages echoed one at a time, each
+/// verified byte for byte. One body serves single-link cells and each
+/// channel of a multi-channel cell (`channels.rs`); what is kept of each
+/// round trip is up to the caller's `each(t0, t1)`, called after the echo is
+/// verified with the clock reads before the send and after the reply.
+pub(crate) struct Echoer {
+    size: usize,
+    tx: Vec<u8>,
+    rx: Vec<u8>,
+    zero_copy: bool,
+    /// Echoes completed in all phases, for the watchdog's progress counter.
+    done: u64,
+}
+
+impl Echoer {
+    pub(crate) fn new(link: &dyn Link, size: usize) -> Echoer {
+        Echoer {
+            size,
+            tx: Payload::new(size).buffer(),
+            rx: vec![0u8; size.max(RX_MIN)],
+            zero_copy: link.caps().zero_copy,
+            done: 0,
+        }
+    }
+
+    /// One phase: asks the peer to echo `count` messages, then sends and
+    /// checks each. No allocation inside.
+    #[inline]
+    pub(crate) fn phase(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+        each: &mut impl FnMut(u64, u64),
+    ) -> Result<(), CellError> {
+        let size = self.size;
+        let (tx, rx) = (&mut self.tx, &mut self.rx);
+        link.send(&Op::Echo { size: size as u32, count }.encode())?;
+        for seq in 0..u64::from(count) {
+            Payload::stamp(tx, seq);
+            let (t0, t1, same) = if self.zero_copy {
+                let t0 = now_ns();
+                link.send_with(size, rx, &mut |b| b.copy_from_slice(tx))?;
+                let mut t1 = 0;
+                let mut same = false;
+                link.recv_with(size, rx, &mut |m| {
+                    t1 = now_ns();
+                    same = m == &tx[..];
+                })?;
+                (t0, t1, same)
+            } else {
+                let t0 = now_ns();
+                link.send(tx)?;
+                link.recv(rx, size)?;
+                let t1 = now_ns();
+                (t0, t1, rx[..size] == tx[..])
+            };
+            self.done += 1;
+            progress.store(self.done, Ordering::Relaxed);
+            if !same {
+                let offset =
+                    if self.zero_copy { 0 } else { first_difference(&rx[..size], tx).unwrap_or(0) };
+                return Err(CellError::Corrupt { seq, size, offset });
+            }
+            each(t0, t1);
+        }
+        Ok(())
+    }
+
+    /// A phase whose round trips are only summed (probe, warm-up), ns.
+    pub(crate) fn timed(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+    ) -> Result<u64, CellError> {
+        let mut sum = 0u64;
+        self.phase(link, count, progress, &mut |t0, t1| sum += t1.saturating_sub(t0))?;
+        Ok(sum)
+    }
+}
+
 /// Ping-pong: `size`-byte messages echoed one at a time.
 pub fn pingpong(
     link: &mut dyn Link,
@@ -100,59 +186,31 @@ pub fn pingpong(
     budget: &Budget,
     progress: &AtomicU64,
 ) -> Result<CellData, CellError> {
-    let payload = Payload::new(size);
-    let mut tx = payload.buffer();
-    let mut rx = vec![0u8; size.max(RX_MIN)];
-    let zero_copy = link.caps().zero_copy;
-    let mut phase =
-        |link: &mut dyn Link,
-         count: u32,
-         mut rec: Option<(&mut LatencyHistogram, &mut Vec<u64>, bool)>| {
-            link.send(&Op::Echo { size: size as u32, count }.encode())?;
-            let mut sum = 0u64;
-            for seq in 0..u64::from(count) {
-                Payload::stamp(&mut tx, seq);
-                let (t0, t1, same) = if zero_copy {
-                    let t0 = now_ns();
-                    link.send_with(size, &mut rx, &mut |b| b.copy_from_slice(&tx))?;
-                    let mut t1 = 0;
-                    let mut same = false;
-                    link.recv_with(size, &mut rx, &mut |m| {
-                        t1 = now_ns();
-                        same = m == &tx[..];
-                    })?;
-                    (t0, t1, same)
-                } else {
-                    let t0 = now_ns();
-                    link.send(&tx)?;
-                    link.recv(&mut rx, size)?;
-                    let t1 = now_ns();
-                    (t0, t1, rx[..size] == tx[..])
-                };
-                progress.store(seq + 1, Ordering::Relaxed);
-                if !same {
-                    let offset =
-                        if zero_copy { 0 } else { first_difference(&rx[..size], &tx).unwrap_or(0) };
-                    return Err(CellError::Corrupt { seq, size, offset });
-                }
-                let rtt = t1.saturating_sub(t0);
-                sum += rtt;
-                if let Some((hist, raw, keep)) = rec.as_mut() {
-                    hist.record(rtt);
-                    if *keep {
-                        raw.push(rtt);
-                    }
-                }
+    let mut echo = Echoer::new(link, size);
+    // Each round trip into the histogram, and into `raw` with --raw.
+    let phase = |echo: &mut Echoer,
+                 link: &mut dyn Link,
+                 count: u32,
+                 hist: &mut LatencyHistogram,
+                 raw: &mut Vec<u64>| {
+        let mut sum = 0u64;
+        echo.phase(link, count, progress, &mut |t0, t1| {
+            let rtt = t1.saturating_sub(t0);
+            sum += rtt;
+            hist.record(rtt);
+            if budget.raw {
+                raw.push(rtt);
             }
-            Ok::<u64, CellError>(sum)
-        };
-    let probe = phase(link, PROBE_MESSAGES, None)?;
+        })?;
+        Ok::<u64, CellError>(sum)
+    };
+    let probe = echo.timed(link, PROBE_MESSAGES, progress)?;
     let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
-    phase(link, warm, None)?;
+    echo.timed(link, warm, progress)?;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
     let before = link.counters();
-    let mut elapsed_ns = phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+    let mut elapsed_ns = phase(&mut echo, link, measure, &mut hist, &mut raw)?;
     let mut messages = u64::from(measure);
     let mut adaptive = None;
     if let Some(target) = budget.ci_target {
@@ -167,7 +225,7 @@ pub fn pingpong(
             if budget.raw {
                 raw.reserve(measure as usize);
             }
-            elapsed_ns += phase(link, measure, Some((&mut hist, &mut raw, budget.raw)))?;
+            elapsed_ns += phase(&mut echo, link, measure, &mut hist, &mut raw)?;
             messages += u64::from(measure);
             phases += 1;
             rel = median_ci_rel(&hist);
@@ -191,7 +249,88 @@ pub fn pingpong(
         counters,
         channels: None,
         adaptive,
+        per_channel: Vec::new(),
     })
+}
+
+/// The stream loop: up to `window` messages in flight, the peer checking
+/// each and returning a credit every `window / 2`. One body serves
+/// single-link cells and each channel of a multi-channel cell; the caller's
+/// `each(acked, t)` sees every credit with the messages acknowledged so far
+/// in the phase and the clock read when it arrived.
+pub(crate) struct Streamer {
+    size: usize,
+    tx: Vec<u8>,
+    credit: Vec<u8>,
+    window: u32,
+    credit_every: u32,
+}
+
+impl Streamer {
+    pub(crate) fn new(size: usize, window: u32) -> Streamer {
+        let window = window.max(2);
+        // At most two credits are ever unread, so a link whose reverse
+        // direction holds two messages cannot deadlock (the peer blocked
+        // sending a credit while the host is blocked sending data).
+        Streamer {
+            size,
+            tx: Payload::new(size).buffer(),
+            credit: vec![0u8; RX_MIN],
+            window,
+            credit_every: window / 2,
+        }
+    }
+
+    pub(crate) fn window(&self) -> u32 {
+        self.window
+    }
+
+    /// One phase of `count` messages; returns the clock reads before the
+    /// first send and after the last credit. No allocation inside.
+    #[inline]
+    pub(crate) fn phase(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+        each: &mut impl FnMut(u32, u64),
+    ) -> Result<(u64, u64), CellError> {
+        let (size, window) = (self.size, self.window);
+        link.send(
+            &Op::Sink { size: size as u32, count, credit_every: self.credit_every }.encode(),
+        )?;
+        let (mut sent, mut acked) = (0u32, 0u32);
+        let t0 = now_ns();
+        let mut t = t0;
+        while acked < count {
+            while sent < count && sent - acked < window {
+                Payload::stamp(&mut self.tx, u64::from(sent));
+                link.send(&self.tx)?;
+                sent += 1;
+            }
+            link.recv(&mut self.credit, CREDIT_LEN)?;
+            t = now_ns();
+            let (received, bad) = ctrl::decode_credit(&self.credit);
+            if bad > 0 {
+                return Err(CellError::PeerSawCorruption { bad, count: received });
+            }
+            acked = received;
+            progress.fetch_add(1, Ordering::Relaxed);
+            each(acked, t);
+        }
+        Ok((t0, t))
+    }
+
+    /// A phase timed as a whole, first send to last credit, ns.
+    pub(crate) fn timed(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+    ) -> Result<u64, CellError> {
+        let (t0, t1) = self.phase(link, count, progress, &mut |_, _| {})?;
+        Ok(t1 - t0)
+    }
 }
 
 /// Stream: up to `window` messages in flight, the peer returning a credit
@@ -202,34 +341,9 @@ pub fn stream(
     budget: &Budget,
     progress: &AtomicU64,
 ) -> Result<CellData, CellError> {
-    let payload = Payload::new(size);
-    let mut tx = payload.buffer();
-    let mut credit = [0u8; RX_MIN];
-    let window = budget.window.max(2);
-    // At most two credits are ever unread, so a link whose reverse direction
-    // holds two messages cannot deadlock (the peer blocked sending a credit
-    // while the host is blocked sending data).
-    let credit_every = window / 2;
-    let mut phase = |link: &mut dyn Link, count: u32| -> Result<u64, CellError> {
-        link.send(&Op::Sink { size: size as u32, count, credit_every }.encode())?;
-        let (mut sent, mut acked) = (0u32, 0u32);
-        let t0 = now_ns();
-        while acked < count {
-            while sent < count && sent - acked < window {
-                Payload::stamp(&mut tx, u64::from(sent));
-                link.send(&tx)?;
-                sent += 1;
-            }
-            link.recv(&mut credit, CREDIT_LEN)?;
-            let (received, bad) = ctrl::decode_credit(&credit);
-            if bad > 0 {
-                return Err(CellError::PeerSawCorruption { bad, count: received });
-            }
-            acked = received;
-            progress.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(now_ns() - t0)
-    };
+    let mut st = Streamer::new(size, budget.window);
+    let window = st.window();
+    let mut phase = |link: &mut dyn Link, count: u32| st.timed(link, count, progress);
     let probe_count = window * 2;
     let probe = phase(link, probe_count)?;
     let (warm, measure) =
@@ -249,5 +363,6 @@ pub fn stream(
         counters,
         channels: None,
         adaptive: None,
+        per_channel: Vec::new(),
     })
 }

@@ -168,6 +168,7 @@ pub(crate) fn sample_cell(
             counters: LinkCounters::default(),
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -193,6 +194,7 @@ pub(crate) fn rate_cell(
             counters: LinkCounters::default(),
             channels: Some(channels),
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -220,6 +222,7 @@ pub(crate) fn hist_cell(
             counters: LinkCounters::default(),
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }

@@ -160,11 +160,48 @@ pub struct CellData {
     pub window: Option<u32>,
     /// What the link counted during the measured window.
     pub counters: LinkCounters,
-    /// Channels (endpoints) measured at once, each with its own peer thread
-    /// (imported multi-channel results); `None` means one.
+    /// Channels (endpoints) measured at once, each with its own peer
+    /// (`icbench run -P N`, or imported multi-channel results); `None`
+    /// means one link measured alone.
     pub channels: Option<u32>,
     /// How adaptive repetitions (`icbench run --ci`) ended, when asked for.
     pub adaptive: Option<Adaptive>,
+    /// Each channel of a multi-channel cell, by channel index. The cell's
+    /// `messages` and `bytes` are their sums, `elapsed_ns` is the common
+    /// window they were all counted over, and `latency` their merged
+    /// histogram. Empty for a single link and for imported cells.
+    pub per_channel: Vec<ChannelData>,
+}
+
+/// One channel of a multi-channel cell. Every channel is counted over the
+/// cell's common window `[T0, T1]`, so its throughput is `bytes` over the
+/// cell's `elapsed_ns`, not over its own `active_ns` (docs/method.md,
+/// "Channels").
+#[derive(Debug, Clone)]
+pub struct ChannelData {
+    /// 0 … N−1.
+    pub channel: u32,
+    /// Messages completed inside the common window.
+    pub messages: u64,
+    /// Payload bytes of those messages, host → peer.
+    pub bytes: u64,
+    /// From the common start T0 to this channel's first send, ns.
+    pub start_offset_ns: u64,
+    /// This channel's own active span: first send to its last counted
+    /// completion, ns (what a per-thread timer would have measured).
+    pub active_ns: u64,
+    /// Round-trip time of each counted message (pingpong), ns.
+    pub latency: Option<LatencyHistogram>,
+}
+
+impl ChannelData {
+    /// Payload bytes per second over the common window `window_ns`.
+    pub fn bytes_per_s(&self, window_ns: u64) -> f64 {
+        if window_ns == 0 {
+            return 0.0;
+        }
+        self.bytes as f64 * 1e9 / window_ns as f64
+    }
 }
 
 /// The outcome of adaptive repetitions: the engine kept adding measured
@@ -205,6 +242,9 @@ impl CellData {
 
 /// How a cell ended.
 #[derive(Debug, Clone)]
+// One outcome per cell, made once and moved rarely: boxing the measured
+// data would only add a hop at every use.
+#[allow(clippy::large_enum_variant)]
 pub enum CellOutcome {
     Measured(CellData),
     /// The cell could not be completed; the reason names what happened

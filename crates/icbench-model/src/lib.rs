@@ -12,7 +12,9 @@ mod direction;
 mod hist;
 mod run;
 
-pub use cell::{Adaptive, CellData, CellKey, CellOutcome, CellResult, Pattern, PatternParseError};
+pub use cell::{
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Pattern, PatternParseError,
+};
 pub use direction::{Direction, DirectionParseError};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};

@@ -567,6 +567,7 @@ mod tests {
             window: None,
             counters: LinkCounters::default(),
             channels,
+            per_channel: Vec::new(),
             adaptive: None,
         }
     }

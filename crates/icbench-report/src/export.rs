@@ -42,6 +42,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     "msgs_per_s",
     "bytes_per_s",
     "direction",
+    // Multi-channel cells (`run -P N`): the common window the rates are
+    // over, and how evenly the channels shared it.
+    "window_ns",
+    "jain_index",
+    "channel_min_over_max",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -64,7 +69,8 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
                    s: Option<&crate::CellStats>,
                    msgs: Option<f64>,
                    bps: Option<f64>,
-                   direction: &str|
+                   direction: &str,
+                   cw: Option<&crate::ChannelsView>|
      -> Result<(), csv::Error> {
         let m = s.map(|s| s.summary);
         let mut rec = vec![
@@ -100,6 +106,10 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             rec.push(num(v));
         }
         rec.push(direction.to_string());
+        let fair = cw.and_then(|c| c.fairness);
+        rec.push(cw.map_or(String::new(), |c| c.window_ns.to_string()));
+        rec.push(num(fair.map(|f| f.jain)));
+        rec.push(num(fair.map(|f| f.min_over_max)));
         w.write_record(&rec)
     };
     for r in &view.pingpong {
@@ -116,6 +126,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.msgs_per_s,
             r.bytes_per_s,
             "",
+            r.common_window.as_ref(),
         )?;
     }
     for r in &view.stream {
@@ -124,7 +135,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             &r.protocol,
             "stream",
             r.size_bytes,
-            None,
+            r.channels,
             None,
             r.status,
             &r.reason,
@@ -132,6 +143,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.msgs_per_s,
             r.bytes_per_s,
             "",
+            r.common_window.as_ref(),
         )?;
     }
     for r in &view.bulk {
@@ -148,6 +160,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             r.bytes_per_s,
             "",
+            None,
         )?;
     }
     for r in &view.timer {
@@ -164,6 +177,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             None,
             "",
+            None,
         )?;
     }
     for r in &view.oneway {
@@ -180,6 +194,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.msgs_per_s,
             None,
             &r.direction,
+            None,
         )?;
     }
     w.flush()?;

@@ -278,7 +278,11 @@ fn throughput_figure(h: &mut String, figs: &mut Vec<(String, String)>, v: &RunVi
         );
     }
     for r in v.stream.iter().filter(|r| r.status == "ok") {
-        add(format!("{} stream", r.link), r.size_bytes, r.bytes_per_s);
+        add(
+            format!("{} stream", crate::table::link_label(&r.link, r.channels)),
+            r.size_bytes,
+            r.bytes_per_s,
+        );
     }
     for r in v.bulk.iter().filter(|r| r.status == "ok") {
         add(format!("{} bulk", r.link), r.total_bytes, r.bytes_per_s);

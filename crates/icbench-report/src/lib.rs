@@ -20,4 +20,7 @@ pub mod table;
 pub mod view;
 
 pub use stats::CellStats;
-pub use view::{BulkRow, OneWayRow, PingPongRow, RunView, StreamRow, Target, TimerRow, build};
+pub use view::{
+    BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, Target,
+    TimerRow, build,
+};

@@ -129,6 +129,7 @@ mod tests {
             channels: None,
             counters: Default::default(),
             adaptive: None,
+            per_channel: Vec::new(),
         };
         let s = CellStats::of(&d).unwrap();
         assert_eq!(s.from, FROM_RAW);

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::format;
 use crate::stats::CellStats;
-use crate::view::{BulkRow, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
+use crate::view::{BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
 
 /// The link column: the spec, and the wire protocol when it is not
 /// icbench's own.
@@ -325,6 +325,11 @@ statistics per cell (ns; outliers are flagged, never removed)"
     for n in notes {
         writeln!(out, "note: {n}")?;
     }
+    let chans = channel_cells(view);
+    if !chans.is_empty() {
+        writeln!(out, "\nper channel ({CHANNELS_NOTE})")?;
+        writeln!(out, "{}", per_channel_table(&chans))?;
+    }
     warnings(view, out)
 }
 
@@ -342,10 +347,9 @@ fn stream_table(rows: &[StreamRow]) -> Table {
         busy,
     ));
     for r in rows {
-        let mut line = vec![
-            with_factors(link_name(&r.link, &r.protocol), &r.factors),
-            format::bytes(r.size_bytes),
-        ];
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+        let mut line = vec![link, format::bytes(r.size_bytes)];
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
@@ -364,6 +368,92 @@ fn stream_table(rows: &[StreamRow]) -> Table {
     right_align(&mut t, 1);
     t
 }
+
+/// Every multi-channel cell of the run, ping-pong then stream, with its
+/// label (link, pattern, size).
+fn channel_cells(view: &RunView) -> Vec<(String, &'static str, u64, &ChannelsView)> {
+    let pp = view.pingpong.iter().filter_map(|r| {
+        r.common_window
+            .as_ref()
+            .map(|c| (link_name(&r.link, &r.protocol), "pingpong", r.size_bytes, c))
+    });
+    let st = view.stream.iter().filter_map(|r| {
+        r.common_window
+            .as_ref()
+            .map(|c| (link_name(&r.link, &r.protocol), "stream", r.size_bytes, c))
+    });
+    pp.chain(st).collect()
+}
+
+/// Channels: the total over the common window and how evenly it was shared.
+fn channels_table(cells: &[(String, &'static str, u64, &ChannelsView)]) -> Table {
+    let mut t = table(&[
+        "link",
+        "pattern",
+        "size",
+        "channels",
+        "window",
+        "total payload B/s",
+        "per channel min",
+        "per channel max",
+        "min ÷ max",
+        "Jain's index",
+    ]);
+    for (link, pattern, size, c) in cells {
+        let f = c.fairness;
+        t.add_row(vec![
+            link.clone(),
+            pattern.to_string(),
+            format::bytes(*size),
+            c.channels.to_string(),
+            format::ns(c.window_ns as f64),
+            format::rate(c.total_bytes_per_s, "B/s"),
+            f.map_or("–".into(), |f| format::rate(f.min, "B/s")),
+            f.map_or("–".into(), |f| format::rate(f.max, "B/s")),
+            f.map_or("–".into(), |f| format::ratio(f.min_over_max)),
+            f.map_or("–".into(), |f| format!("{:.3}", f.jain)),
+        ]);
+    }
+    right_align(&mut t, 2);
+    t
+}
+
+/// One line per channel (`show --stats`).
+fn per_channel_table(cells: &[(String, &'static str, u64, &ChannelsView)]) -> Table {
+    let mut t = table(&[
+        "link",
+        "pattern",
+        "size",
+        "channel",
+        "start after T0",
+        "own span",
+        "messages",
+        "payload B/s",
+        "p50 RTT",
+        "p99 RTT",
+    ]);
+    for (link, pattern, size, c) in cells {
+        for ch in &c.per_channel {
+            t.add_row(vec![
+                link.clone(),
+                pattern.to_string(),
+                format::bytes(*size),
+                ch.channel.to_string(),
+                format::ns(ch.start_offset_ns as f64),
+                format::ns(ch.active_ns as f64),
+                ch.messages.to_string(),
+                format::rate(ch.bytes_per_s, "B/s"),
+                ch.rtt_p50_ns.map_or("–".into(), format::ns),
+                ch.rtt_p99_ns.map_or("–".into(), format::ns),
+            ]);
+        }
+    }
+    right_align(&mut t, 2);
+    t
+}
+
+const CHANNELS_NOTE: &str = "channels: N links with their own peers, started together; every \
+     rate is over ONE common window (total = Σ bytes ÷ window, never a sum of per-channel rates)";
 
 fn bulk_table(rows: &[BulkRow]) -> Table {
     let mut t = table(&[
@@ -507,6 +597,11 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if !view.stream.is_empty() {
         writeln!(out, "\nstream: messages in flight up to the window, peer returns credits")?;
         writeln!(out, "{}", stream_table(&view.stream))?;
+    }
+    let chans = channel_cells(view);
+    if !chans.is_empty() {
+        writeln!(out, "\n{CHANNELS_NOTE}")?;
+        writeln!(out, "{}", channels_table(&chans))?;
     }
     if !view.bulk.is_empty() {
         writeln!(
@@ -785,6 +880,8 @@ mod tests {
             bytes_per_s: Some(4.96e6),
             over_memcpy: None,
             tx_busy: Some(busy),
+            channels: None,
+            common_window: None,
         }
     }
 

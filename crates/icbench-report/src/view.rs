@@ -3,8 +3,9 @@
 //! issue's targets as ratios against the floor measured in the same run.
 
 use icbench_model::{
-    Adaptive, CellOutcome, CellResult, Direction, JSON_SCHEMA_VERSION, Pattern, RunMeta,
+    Adaptive, CellData, CellOutcome, CellResult, Direction, JSON_SCHEMA_VERSION, Pattern, RunMeta,
 };
+use icbench_stats::Fairness;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -68,6 +69,84 @@ pub struct PingPongRow {
     pub tx_busy: Option<u64>,
     /// How adaptive repetitions (`--ci`) ended, when asked for.
     pub adaptive: Option<Adaptive>,
+    /// A multi-channel cell (`icbench run -P N`): the common window and
+    /// each channel; its `msgs_per_s` and `bytes_per_s` are totals over it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub common_window: Option<ChannelsView>,
+}
+
+/// The channels of a multi-channel cell, all counted over one common
+/// window (docs/method.md, "Channels").
+#[derive(Debug, Clone, Serialize)]
+pub struct ChannelsView {
+    pub channels: u32,
+    /// The common window every channel was counted over, ns.
+    pub window_ns: u64,
+    /// Σ over the channels.
+    pub messages: u64,
+    /// Σ over the channels, payload bytes host → peer.
+    pub bytes: u64,
+    /// Σ bytes / window_ns: the total throughput over the common window.
+    pub total_bytes_per_s: f64,
+    /// Jain's index and min/max of the per-channel bytes_per_s (None when
+    /// no channel moved anything).
+    pub fairness: Option<Fairness>,
+    pub per_channel: Vec<ChannelRow>,
+}
+
+/// One channel of a multi-channel cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChannelRow {
+    pub channel: u32,
+    pub messages: u64,
+    pub bytes: u64,
+    /// bytes / the common window.
+    pub bytes_per_s: f64,
+    /// messages / the common window.
+    pub msgs_per_s: f64,
+    /// From the common start T0 to the channel's first send, ns.
+    pub start_offset_ns: u64,
+    /// The channel's own span, first send to last counted completion, ns.
+    pub active_ns: u64,
+    /// Round-trip p50 and p99 (pingpong), ns.
+    pub rtt_p50_ns: Option<f64>,
+    pub rtt_p99_ns: Option<f64>,
+}
+
+/// The channels view of a measured cell, if it has per-channel data.
+pub fn channels_view(d: &CellData) -> Option<ChannelsView> {
+    if d.per_channel.is_empty() {
+        return None;
+    }
+    let w = d.elapsed_ns;
+    let per_channel: Vec<ChannelRow> = d
+        .per_channel
+        .iter()
+        .map(|c| {
+            let q = |p: f64| c.latency.as_ref().map(|h| h.quantile_ns(p) as f64);
+            ChannelRow {
+                channel: c.channel,
+                messages: c.messages,
+                bytes: c.bytes,
+                bytes_per_s: c.bytes_per_s(w),
+                msgs_per_s: if w == 0 { 0.0 } else { c.messages as f64 * 1e9 / w as f64 },
+                start_offset_ns: c.start_offset_ns,
+                active_ns: c.active_ns,
+                rtt_p50_ns: q(0.5),
+                rtt_p99_ns: q(0.99),
+            }
+        })
+        .collect();
+    let rates: Vec<f64> = per_channel.iter().map(|c| c.bytes_per_s).collect();
+    Some(ChannelsView {
+        channels: d.channels.unwrap_or(per_channel.len() as u32),
+        window_ns: w,
+        messages: d.messages,
+        bytes: d.bytes,
+        total_bytes_per_s: d.bytes_per_s(),
+        fairness: icbench_stats::fairness(&rates),
+        per_channel,
+    })
 }
 
 /// A oneway cell: one-way latency in one direction, on the common clock.
@@ -124,6 +203,11 @@ pub struct StreamRow {
     /// Sends the link refused for want of a TX buffer and retried (rpmsg
     /// EAGAIN), in the measured window.
     pub tx_busy: Option<u64>,
+    /// Channels measured at once (`None` = one).
+    pub channels: Option<u32>,
+    /// A multi-channel cell: the common window and each channel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub common_window: Option<ChannelsView>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
@@ -188,8 +272,10 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         p50_over_floor: None,
         tx_busy: None,
         adaptive: None,
+        common_window: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.common_window = channels_view(d);
         row.rtt_ns = CellStats::of(d);
         row.channels = d.channels;
         row.adaptive = d.adaptive;
@@ -238,8 +324,12 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         bytes_per_s: None,
         over_memcpy: None,
         tx_busy: None,
+        channels: None,
+        common_window: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.channels = d.channels;
+        row.common_window = channels_view(d);
         row.messages = Some(d.messages);
         row.window = d.window;
         row.tx_busy = Some(d.counters.tx_busy);
@@ -358,6 +448,7 @@ fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
     rows.iter()
         .find(|r| {
             r.protocol.is_none()
+                && r.channels.is_none_or(|n| n == 1)
                 && (r.link == link || (link == "shm" && is_shm_spin(&r.link)))
                 && r.size_bytes == size
         })
@@ -389,7 +480,12 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
     }
     if let Some(bw) = stream
         .iter()
-        .find(|r| r.protocol.is_none() && is_shm_spin(&r.link) && r.size_bytes == 64 << 10)
+        .find(|r| {
+            r.protocol.is_none()
+                && r.channels.is_none_or(|n| n == 1)
+                && is_shm_spin(&r.link)
+                && r.size_bytes == 64 << 10
+        })
         .and_then(|r| r.bytes_per_s)
     {
         let ratio = bw / floor.memcpy_bytes_per_s;
@@ -415,4 +511,49 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
         }
     }
     out
+}
+
+#[cfg(test)]
+mod channel_tests {
+    use icbench_model::{ChannelData, LinkCounters};
+
+    use super::*;
+
+    #[test]
+    fn a_channel_cell_shows_its_window_total_and_fairness() {
+        let chan = |channel, bytes, start_offset_ns, active_ns| ChannelData {
+            channel,
+            messages: bytes / 64,
+            bytes,
+            start_offset_ns,
+            active_ns,
+            latency: None,
+        };
+        let d = CellData {
+            messages: 3_000,
+            bytes: 192_000,
+            elapsed_ns: 100_000_000,
+            warmup_messages: 0,
+            latency: None,
+            raw_ns: None,
+            window: Some(32),
+            counters: LinkCounters::default(),
+            channels: Some(2),
+            adaptive: None,
+            per_channel: vec![
+                chan(0, 128_000, 0, 99_000_000),
+                chan(1, 64_000, 50_000_000, 49_000_000),
+            ],
+        };
+        let v = channels_view(&d).unwrap();
+        assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));
+        assert_eq!(v.total_bytes_per_s, 1_920_000.0);
+        let rates: Vec<f64> = v.per_channel.iter().map(|c| c.bytes_per_s).collect();
+        assert_eq!(rates, vec![1_280_000.0, 640_000.0]);
+        // (1.28 + 0.64)² / (2 · (1.28² + 0.64²)) = 0.9
+        let f = v.fairness.unwrap();
+        assert!((f.jain - 0.9).abs() < 1e-12, "{}", f.jain);
+        assert_eq!(f.min_over_max, 0.5);
+        assert!(channels_view(&CellData { per_channel: Vec::new(), ..d }).is_none());
+    }
 }

@@ -1,6 +1,6 @@
 //! icbench's statistics: summaries, percentiles, confidence intervals,
-//! outliers, the linear cost model t(n) = a + b·n, and comparisons between
-//! two sets of measurements.
+//! outliers, the linear cost model t(n) = a + b·n, comparisons between two
+//! sets of measurements, and fairness between channels (Jain's index).
 //!
 //! Every function here is pure: it takes samples (or a
 //! [`LatencyHistogram`](icbench_model::LatencyHistogram)) and returns numbers.
@@ -30,6 +30,7 @@
 mod ci;
 mod compare;
 pub mod effects;
+mod fairness;
 mod fit;
 mod histview;
 mod interval;
@@ -46,6 +47,7 @@ pub use compare::{
     MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95, ratio_of_medians_ci95_hist,
     welch_t_test,
 };
+pub use fairness::{Fairness, fairness};
 pub use fit::{
     CURVATURE_ALPHA, Curvature, FitError, FitQuality, LinearFit, MAX_REL_ERROR_LIMIT, fit_linear,
 };

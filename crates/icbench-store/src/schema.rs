@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0004_cell_shape.sql"),
     include_str!("migrations/0005_plans.sql"),
     include_str!("migrations/0006_fast_counter.sql"),
+    include_str!("migrations/0007_channels.sql"),
 ];
 
 /// The schema version this build writes and understands.

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, FastCounter, Floor, LatencyHistogram,
-    LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter, Floor,
+    LatencyHistogram, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -277,9 +277,11 @@ impl Store {
         let mut histogram = None;
         let mut raw = None;
         let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
+        let mut channels = Vec::new();
         match &cell.outcome {
             CellOutcome::Measured(d) => {
                 shape = (d.channels, d.adaptive);
+                channels = channel_rows(path, &d.per_channel)?;
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
                     to_i64(path, "cell bytes", d.bytes)?,
@@ -377,6 +379,24 @@ impl Store {
             tx.execute(
                 "INSERT INTO cell_raw_samples (cell_id, count, blob) VALUES (?1, ?2, ?3)",
                 params![cell_id, count, blob],
+            )
+            .map_err(sql(path, OP))?;
+        }
+        for c in &channels {
+            tx.execute(
+                "INSERT INTO cell_channels (cell_id, channel, messages, bytes, start_offset_ns,
+                                            active_ns, histogram, clamped)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    cell_id,
+                    c.channel,
+                    c.messages,
+                    c.bytes,
+                    c.start_offset_ns,
+                    c.active_ns,
+                    c.histogram,
+                    c.clamped
+                ],
             )
             .map_err(sql(path, OP))?;
         }
@@ -652,10 +672,23 @@ impl Store {
             })
             .map_err(sql(path, OP))?;
         let mut cells = Vec::new();
+        let mut multi = Vec::new();
         for row in rows {
-            cells.push(row.map_err(sql(path, OP))?.into_result(path)?);
+            let row = row.map_err(sql(path, OP))?;
+            let id = row.id;
+            let many = row.channels.is_some();
+            let cell = row.into_result(path)?;
+            if many && matches!(cell.outcome, CellOutcome::Measured(_)) {
+                multi.push((cells.len(), id));
+            }
+            cells.push(cell);
         }
         drop(stmt);
+        for (i, id) in multi {
+            if let CellOutcome::Measured(d) = &mut cells[i].outcome {
+                d.per_channel = load_channels(&tx, path, id)?;
+            }
+        }
 
         let mut stmt = tx
             .prepare("SELECT message FROM run_warnings WHERE run_id = ?1 ORDER BY id")
@@ -863,6 +896,7 @@ impl CellRow {
                     window: self.window,
                     counters: LinkCounters { tx_busy: self.tx_busy.unwrap_or(0) },
                     channels: self.channels,
+                    per_channel: Vec::new(),
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
                         (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
                             target_rel,
@@ -1001,4 +1035,73 @@ fn read_fast_counter(
         },
     )
     .map_err(sql(path, "loading the fast counter"))
+}
+
+/// A `cell_channels` row, checked and ready to insert.
+struct ChannelRow {
+    channel: u32,
+    messages: i64,
+    bytes: i64,
+    start_offset_ns: i64,
+    active_ns: i64,
+    histogram: Option<Vec<u8>>,
+    clamped: i64,
+}
+
+fn channel_rows(path: &str, chans: &[ChannelData]) -> Result<Vec<ChannelRow>, StoreError> {
+    chans
+        .iter()
+        .map(|c| {
+            Ok(ChannelRow {
+                channel: c.channel,
+                messages: to_i64(path, "channel messages", c.messages)?,
+                bytes: to_i64(path, "channel bytes", c.bytes)?,
+                start_offset_ns: to_i64(path, "channel start_offset_ns", c.start_offset_ns)?,
+                active_ns: to_i64(path, "channel active_ns", c.active_ns)?,
+                histogram: c.latency.as_ref().map(LatencyHistogram::to_blob),
+                clamped: to_i64(
+                    path,
+                    "channel histogram clamped",
+                    c.latency.as_ref().map_or(0, LatencyHistogram::clamped),
+                )?,
+            })
+        })
+        .collect()
+}
+
+/// The channels of multi-channel cell `id`, by channel index.
+fn load_channels(conn: &Connection, path: &str, id: i64) -> Result<Vec<ChannelData>, StoreError> {
+    const OP: &str = "loading a cell's channels";
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT channel, messages, bytes, start_offset_ns, active_ns, histogram, clamped
+             FROM cell_channels WHERE cell_id = ?1 ORDER BY channel",
+        )
+        .map_err(sql(path, OP))?;
+    let rows = stmt
+        .query_map([id], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, u64>(1)?,
+                r.get::<_, u64>(2)?,
+                r.get::<_, u64>(3)?,
+                r.get::<_, u64>(4)?,
+                r.get::<_, Option<Vec<u8>>>(5)?,
+                r.get::<_, u64>(6)?,
+            ))
+        })
+        .map_err(sql(path, OP))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (channel, messages, bytes, start_offset_ns, active_ns, blob, clamped) =
+            row.map_err(sql(path, OP))?;
+        let latency = match blob {
+            Some(b) => Some(LatencyHistogram::from_blob(&b, clamped).map_err(|e| {
+                corrupt(path, format!("histogram of channel {channel} of cell {id}"), e)
+            })?),
+            None => None,
+        };
+        out.push(ChannelData { channel, messages, bytes, start_offset_ns, active_ns, latency });
+    }
+    Ok(out)
 }

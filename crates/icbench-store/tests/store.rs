@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, FastCounter, Floor, LatencyHistogram,
-    LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter, Floor,
+    LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -95,6 +95,7 @@ fn measured_pingpong() -> CellResult {
             counters: LinkCounters::default(),
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -113,6 +114,7 @@ fn measured_stream() -> CellResult {
             counters: LinkCounters { tx_busy: 42 },
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -137,6 +139,48 @@ fn imported_bulk() -> CellResult {
                 phases: 9,
                 reached: false,
             }),
+            per_channel: Vec::new(),
+        }),
+    }
+}
+
+/// A measured multi-channel cell (`icbench run -P 3`): the aggregate over
+/// the common window, and each channel with its own histogram but one.
+fn measured_channels() -> CellResult {
+    let chan =
+        |channel: u32, messages: u64, start_offset_ns: u64, hist: Option<&[u64]>| ChannelData {
+            channel,
+            messages,
+            bytes: messages * 64,
+            start_offset_ns,
+            active_ns: 50_000_000 - start_offset_ns,
+            latency: hist.map(hist_of),
+        };
+    let per_channel = vec![
+        chan(0, 3, 1_200, Some(&[900, 1_000, 1_100])),
+        chan(1, 2, 10_000_000, Some(&[2_000, 2_100])),
+        chan(2, 0, 49_000_000, None),
+    ];
+    let mut merged = LatencyHistogram::new();
+    for c in &per_channel {
+        if let Some(h) = &c.latency {
+            merged.merge(h);
+        }
+    }
+    CellResult {
+        key: key("unix", Pattern::PingPong, 64).with("channels", 3),
+        outcome: CellOutcome::Measured(CellData {
+            messages: 5,
+            bytes: 320,
+            elapsed_ns: 50_000_000,
+            warmup_messages: 60,
+            latency: Some(merged),
+            raw_ns: None,
+            window: None,
+            counters: Default::default(),
+            channels: Some(3),
+            adaptive: None,
+            per_channel,
         }),
     }
 }
@@ -161,6 +205,7 @@ fn measured_bulk() -> CellResult {
             counters: Default::default(),
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -180,6 +225,7 @@ fn measured_empty() -> CellResult {
             counters: LinkCounters::default(),
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         }),
     }
 }
@@ -209,6 +255,7 @@ fn all_cells() -> Vec<CellResult> {
         failed(),
         not_applicable(),
         imported_bulk(),
+        measured_channels(),
     ]
 }
 
@@ -236,6 +283,18 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.counters, w.counters, "{ctx}: counters");
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
             assert_eq!(g.channels, w.channels, "{ctx}: channels");
+            assert_eq!(g.per_channel.len(), w.per_channel.len(), "{ctx}: per_channel");
+            for (gc, wc) in g.per_channel.iter().zip(&w.per_channel) {
+                let shape = |c: &ChannelData| {
+                    (c.channel, c.messages, c.bytes, c.start_offset_ns, c.active_ns)
+                };
+                assert_eq!(shape(gc), shape(wc), "{ctx}: channel {}", wc.channel);
+                match (&gc.latency, &wc.latency) {
+                    (Some(gh), Some(wh)) => assert_hist_eq(gh, wh, &ctx),
+                    (None, None) => {}
+                    _ => panic!("{ctx}: channel {} latency presence differs", wc.channel),
+                }
+            }
             match (g.adaptive, w.adaptive) {
                 (Some(ga), Some(wa)) => {
                     assert_eq!(
@@ -409,6 +468,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     counters: LinkCounters::default(),
                     channels: None,
                     adaptive: None,
+                    per_channel: Vec::new(),
                 }),
             },
         )
@@ -630,7 +690,7 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(ids, vec![a, empty, imp]);
     let counts: Vec<(u64, u64, u64)> =
         runs.iter().map(|r| (r.cells_ok, r.cells_failed, r.cells_na)).collect();
-    assert_eq!(counts, vec![(5, 2, 1), (0, 0, 0), (0, 0, 2)]);
+    assert_eq!(counts, vec![(6, 2, 1), (0, 0, 0), (0, 0, 2)]);
     assert_eq!(runs[0].status, RunStatus::Finished);
     assert_eq!(runs[0].ended_unix_ns, Some(1));
     assert_eq!(runs[1].status, RunStatus::Running);
@@ -762,6 +822,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 counters: Default::default(),
                 channels: None,
                 adaptive: None,
+                per_channel: Vec::new(),
             }),
         }
     };
@@ -800,6 +861,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 counters: Default::default(),
                 channels: None,
                 adaptive: None,
+                per_channel: Vec::new(),
             }),
         };
         store.insert_cell(run, &c).unwrap();

@@ -345,7 +345,7 @@ pub struct RunArgs {
     /// Continue an interrupted run (Ctrl-C, kill -9, power loss, an
     /// exhausted budget): measure its stored plan's remaining cells with its
     /// stored settings, into the same run. RUN is a number or `latest`.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout", "channels"])]
     pub resume: Option<String>,
 
     /// Print one JSON object per finished cell on standard output as the
@@ -426,6 +426,17 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 32, value_name = "N")]
     pub window: u32,
 
+    /// Channels: N independent links (1-32), each with its own peer,
+    /// started together and measured over one common window; the total is
+    /// Σ bytes / that window, with per-channel rates and Jain's fairness
+    /// index. Local links with icbench's own peer, pingpong and stream.
+    #[arg(long, short = 'P', default_value_t = 1, value_name = "N")]
+    pub channels: u32,
+
+    /// (testing) Start channel i this much × i after the common start.
+    #[arg(long, hide = true, value_name = "DURATION")]
+    pub channel_stagger: Option<String>,
+
     /// Also keep every round-trip sample (not only the histogram).
     #[arg(long)]
     pub raw: bool,
@@ -457,10 +468,6 @@ pub struct RunArgs {
     /// garbage-after=N, truncate-after=N, crc-after=N replies.
     #[arg(long, hide = true, value_name = "FAULT")]
     pub peer_fault: Option<String>,
-
-    /// (testing) Start channel i of a multi-channel cell i × this late.
-    #[arg(long, hide = true, value_name = "DURATION")]
-    pub channel_stagger: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -77,6 +77,7 @@ fn measured(key: CellKey, p50_ns: u64, bytes_per_s: u64) -> CellResult {
         window: None,
         counters: LinkCounters::default(),
         channels: None,
+        per_channel: Vec::new(),
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

@@ -429,6 +429,7 @@ impl Icb {
             counters,
             channels: None,
             adaptive: None,
+            per_channel: Vec::new(),
         })
     }
 

@@ -82,5 +82,6 @@ pub(crate) fn sampled(
         counters,
         channels: None,
         adaptive: None,
+        per_channel: Vec::new(),
     })
 }

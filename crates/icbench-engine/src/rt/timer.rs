@@ -193,6 +193,7 @@ fn measure_thread(
         counters: Default::default(),
         channels: None,
         adaptive: None,
+        per_channel: Vec::new(),
     })
 }
 

@@ -115,6 +115,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         counters: Default::default(),
         channels: None,
         adaptive: None,
+        per_channel: Vec::new(),
     }))
 }
 

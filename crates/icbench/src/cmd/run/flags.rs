@@ -170,11 +170,39 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
             _ => {
                 let default =
                     if protocol == Some(Protocol::Dimtass) { SEED_001_SIZES } else { "1-64K" };
-                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::from((p, s))));
+                cells.extend(sizes_of(default)?.into_iter().map(|s| CellSpec::new(p, s)));
             }
         }
     }
+    let channels = resolve_channels(a, protocol, &patterns)?;
+    for c in &mut cells {
+        c.channels = channels;
+    }
     Ok(cells)
+}
+
+/// `-P N`: 1 … 32 channels; more than one only where the channel path runs
+/// (icbench's own peer, pingpong and stream).
+fn resolve_channels(a: &RunArgs, protocol: Option<Protocol>, patterns: &[Pattern]) -> Result<u32> {
+    let n = a.channels;
+    if !(1..=32).contains(&n) {
+        return Err(bad(format!("--channels {n}: give 1 to 32 channels")));
+    }
+    if n > 1 {
+        if let Some(p) = protocol {
+            return Err(bad(format!(
+                "--channels {n}: several channels run only with icbench's own peer, not with \
+                 --protocol {p}"
+            )));
+        }
+        if let Some(p) = patterns.iter().find(|p| !matches!(p, Pattern::PingPong | Pattern::Stream))
+        {
+            return Err(bad(format!(
+                "--channels {n}: several channels run pingpong and stream, not {p}"
+            )));
+        }
+    }
+    Ok(n)
 }
 
 /// The settings every run takes from its flags (a plan file's run too).
@@ -295,8 +323,8 @@ fn plan_cell(index: u32, link: &LinkSpec, c: &CellSpec) -> PlanCell {
         pattern: c.pattern,
         size_bytes: c.size_bytes,
         blocks: c.blocks,
-        channels: 1,
-        transfer_bytes: None,
+        channels: c.channels,
+        transfer_bytes: c.transfer_bytes,
         direction: c.direction.map(|d| d.as_str().to_string()),
         cpus: None,
         sched: None,

@@ -84,6 +84,7 @@ impl Settings {
                 window: self.window,
                 ci_target: self.ci_target,
                 ci_max_time: Duration::from_nanos(self.ci_max_time_ns),
+                channel_stagger: Duration::from_nanos(self.channel_stagger_ns),
             },
             fault,
             stop: &STOP,
@@ -98,6 +99,8 @@ pub(crate) fn cell_spec(c: &PlanCell) -> CellSpec {
     CellSpec {
         blocks: c.blocks,
         direction: c.direction.as_deref().and_then(|d| d.parse().ok()),
+        channels: c.channels,
+        transfer_bytes: c.transfer_bytes,
         ..CellSpec::new(c.pattern, c.size_bytes)
     }
 }

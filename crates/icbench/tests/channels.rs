@@ -1,0 +1,207 @@
+//! `icbench run -P N` end to end: N links with their own peer processes,
+//! measured over one common window (issue 7). Nothing here asserts a
+//! timing; the checks are on structure and on arithmetic that holds on any
+//! machine (a total over the common window, offsets at least the stagger).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+fn db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.db");
+    (dir, path)
+}
+
+fn run_json(db: &Path, args: &[&str]) -> Value {
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "icbench run {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn runs_here(spec: &str) -> bool {
+    match icbench_link::probe::unsupported(spec) {
+        None => true,
+        Some(why) => {
+            let _ = writeln!(std::io::stderr(), "SKIP {spec}: {why}");
+            false
+        }
+    }
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// The common window's arithmetic in one row: Σ over channels = the
+/// totals, total rate = Σ bytes / window, each channel's rate over the same
+/// window. Returns the per-channel entries.
+fn check_window(row: &Value, n: u64) -> Vec<Value> {
+    assert_eq!(row["status"], "ok", "{row}");
+    assert_eq!(u(&row["channels"]), n);
+    let cw = &row["common_window"];
+    assert_eq!(u(&cw["channels"]), n);
+    let per = cw["per_channel"].as_array().unwrap().clone();
+    assert_eq!(per.len() as u64, n);
+    let window = u(&cw["window_ns"]);
+    assert!(window > 0);
+    let bytes: u64 = per.iter().map(|c| u(&c["bytes"])).sum();
+    let messages: u64 = per.iter().map(|c| u(&c["messages"])).sum();
+    assert_eq!(bytes, u(&cw["bytes"]), "Σ per-channel bytes is the total");
+    assert_eq!(messages, u(&cw["messages"]));
+    assert!(bytes > 0);
+    let total = bytes as f64 * 1e9 / window as f64;
+    assert!(close(f(&cw["total_bytes_per_s"]), total), "{cw}");
+    assert!(close(f(&row["bytes_per_s"]), total), "the row's rate is the window total");
+    for (i, c) in per.iter().enumerate() {
+        assert_eq!(u(&c["channel"]), i as u64);
+        assert!(close(f(&c["bytes_per_s"]), u(&c["bytes"]) as f64 * 1e9 / window as f64));
+        assert!(u(&c["start_offset_ns"]) + u(&c["active_ns"]) <= window, "{c}");
+    }
+    let jain = f(&cw["fairness"]["jain"]);
+    assert!(jain > 1.0 / n as f64 - 1e-12 && jain <= 1.0 + 1e-12, "Jain's index {jain}");
+    per
+}
+
+#[test]
+fn four_channels_report_a_total_over_one_common_window() {
+    if !runs_here("unix") {
+        return;
+    }
+    let (_dir, path) = db();
+    let args = ["-L", "unix", "-p", "pingpong", "-p", "stream", "-s", "64", "-P", "4"];
+    let v = run_json(&path, &[&args[..], &["--cell-time", "50ms"]].concat());
+    let pp = &v["pingpong"][0];
+    for c in check_window(pp, 4) {
+        assert!(f(&c["rtt_p50_ns"]) > 0.0 && f(&c["rtt_p99_ns"]) >= f(&c["rtt_p50_ns"]), "{c}");
+    }
+    assert!(pp["rtt_ns"].is_object(), "the merged histogram gives the cell's percentiles");
+    for c in check_window(&v["stream"][0], 4) {
+        assert!(c["rtt_p50_ns"].is_null());
+    }
+    // The store keeps every channel: `show --json` gives the same figures.
+    let out = icbench().args(["show", "--json", "--db"]).arg(&path).output().unwrap();
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["pingpong"][0]["common_window"], pp["common_window"]);
+    assert_eq!(shown["stream"][0]["common_window"], v["stream"][0]["common_window"]);
+}
+
+#[test]
+fn channels_that_start_late_do_not_inflate_the_total() {
+    if !runs_here("unix") {
+        return;
+    }
+    let (_dir, path) = db();
+    let stagger_ns = 20_000_000u64;
+    let v = run_json(
+        &path,
+        &[
+            "-L",
+            "unix",
+            "-p",
+            "stream",
+            "-s",
+            "64",
+            "-P",
+            "3",
+            "--cell-time",
+            "100ms",
+            "--channel-stagger",
+            "20ms",
+        ],
+    );
+    let row = &v["stream"][0];
+    let per = check_window(row, 3);
+    let window = u(&row["common_window"]["window_ns"]);
+    for (i, c) in per.iter().enumerate() {
+        assert!(
+            u(&c["start_offset_ns"]) >= i as u64 * stagger_ns,
+            "channel {i} started early: {c}"
+        );
+    }
+    // What 003 would report: each channel's bytes over its own span, summed.
+    let naive: f64 = per
+        .iter()
+        .filter(|c| u(&c["active_ns"]) > 0)
+        .map(|c| u(&c["bytes"]) as f64 * 1e9 / u(&c["active_ns"]) as f64)
+        .sum();
+    let total = f(&row["common_window"]["total_bytes_per_s"]);
+    let bytes: u64 = per.iter().map(|c| u(&c["bytes"])).sum();
+    assert!(close(total, bytes as f64 * 1e9 / window as f64));
+    assert!(u(&per[2]["bytes"]) > 0, "the last channel ran: {row}");
+    assert!(total < naive, "the total {total} B/s must be below 003's sum of own rates {naive}");
+}
+
+#[test]
+fn a_failing_channel_fails_the_cell_by_name_and_the_run_goes_on() {
+    if !runs_here("unix") {
+        return;
+    }
+    let (_dir, path) = db();
+    let v = run_json(
+        &path,
+        &[
+            "-L",
+            "unix",
+            "-p",
+            "pingpong",
+            "-s",
+            "64,128",
+            "-P",
+            "3",
+            "--cell-time",
+            "20ms",
+            "--peer-fault",
+            "die-after=30",
+        ],
+    );
+    let r = v["pingpong"].as_array().unwrap();
+    assert_eq!(r[0]["status"], "failed", "{r:?}");
+    let reason = r[0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("channel 2 of 3: peer was killed by signal 9"), "{reason}");
+    check_window(&r[1], 3);
+}
+
+#[test]
+fn bad_channel_counts_and_combinations_are_one_line_exit_2() {
+    let (_dir, path) = db();
+    for (args, want) in [
+        (vec!["-P", "0"], "--channels 0: give 1 to 32 channels"),
+        (vec!["--channels", "33"], "--channels 33: give 1 to 32 channels"),
+        (
+            vec!["-P", "2", "-L", "pty", "--protocol", "icb", "--peer-cmd", "icb-peer"],
+            "--channels 2: several channels run only with icbench's own peer, not with --protocol icb",
+        ),
+    ] {
+        let out =
+            icbench().args(["run", "--no-floor", "--db"]).arg(&path).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim(), format!("icbench: error: {want}"), "{args:?}");
+    }
+}
