@@ -8,8 +8,9 @@
 SUMMARY = "The common benchmark for inter-core communication"
 HOMEPAGE = "https://example.invalid/icbench"
 LICENSE = "MIT | Apache-2.0"
-# The licence as declared in the workspace Cargo.toml (line 10).
-LIC_FILES_CHKSUM = "file://Cargo.toml;beginline=10;endline=10;md5=86b31c7756a1a7962f28b62856ed4f05"
+# Dual-licensed, as the workspace Cargo.toml declares; both texts ship.
+LIC_FILES_CHKSUM = "file://LICENSE-MIT;md5=ed23e7354aa3b399305ac7eb4162e0ad \
+                    file://LICENSE-APACHE;md5=22a53954e4e0ec258dfce4391e905dac"
 
 inherit cargo
 

@@ -125,7 +125,13 @@ fn resolve_level(f: Factor, l: &Level, ctx: &Context) -> Result<Vec<Resolved>, P
         }
         Factor::Direction => match l.text.as_str() {
             "h2p" | "p2h" => one(Value::Text(l.text.clone()), l.text.clone()),
-            _ => return Err(err("use h2p (host to peer) or p2h (peer to host)".into())),
+            // Both directions: two levels, one cell each (002 reports M7→M4
+            // and M4→M7 separately).
+            "both" => ["h2p", "p2h"]
+                .into_iter()
+                .map(|d| Resolved { label: d.into(), line: l.line, value: Value::Text(d.into()) })
+                .collect(),
+            _ => return Err(err("use h2p (host to peer), p2h (peer to host) or both".into())),
         },
     })
 }

@@ -208,6 +208,9 @@ fn direction_applies_to_oneway_and_oneway_cannot_take_channels() {
         [(Pattern::OneWay, Some("h2p")), (Pattern::OneWay, Some("p2h")), (Pattern::PingPong, None)]
     );
     assert_eq!(p.cells[0].factors.get("direction").map(String::as_str), Some("h2p"));
+    let both =
+        plan("[factors]\nlink = \"unix\"\npattern = \"oneway\"\ndirection = \"both\"\n").unwrap();
+    assert_eq!(both.cells.len(), 2, "both: one cell per direction");
 
     let e = err("[factors]\nlink = \"unix\"\npattern = \"oneway\"\nchannels = [1, 8]\n");
     assert_eq!(e.line, Some(4));
