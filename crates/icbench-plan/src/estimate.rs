@@ -50,20 +50,7 @@ mod tests {
     use icbench_model::Pattern;
 
     fn cell(link: &str, channels: u32) -> PlanCell {
-        PlanCell {
-            index: 0,
-            link: link.into(),
-            pattern: Pattern::PingPong,
-            size_bytes: 64,
-            blocks: None,
-            channels,
-            transfer_bytes: None,
-            direction: None,
-            cpus: None,
-            sched: None,
-            rep: 0,
-            factors: Default::default(),
-        }
+        PlanCell { channels, ..PlanCell::new(link, Pattern::PingPong, 64) }
     }
 
     #[test]

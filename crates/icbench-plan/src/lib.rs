@@ -94,6 +94,25 @@ pub struct PlanCell {
 }
 
 impl PlanCell {
+    /// A cell of one link, timed by the cell time, with nothing else set
+    /// (index 0, one channel, the run's placement and scheduling).
+    pub fn new(link: impl Into<String>, pattern: Pattern, size_bytes: u64) -> PlanCell {
+        PlanCell {
+            index: 0,
+            link: link.into(),
+            pattern,
+            size_bytes,
+            blocks: None,
+            channels: 1,
+            transfer_bytes: None,
+            direction: None,
+            cpus: None,
+            sched: None,
+            rep: 0,
+            factors: BTreeMap::new(),
+        }
+    }
+
     /// Whether `other` can run on the same session: same link, placement
     /// and scheduling.
     pub fn shares_session(&self, other: &PlanCell) -> bool {

@@ -319,17 +319,11 @@ pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
 fn plan_cell(index: u32, link: &LinkSpec, c: &CellSpec) -> PlanCell {
     PlanCell {
         index,
-        link: link.to_string(),
-        pattern: c.pattern,
-        size_bytes: c.size_bytes,
         blocks: c.blocks,
         channels: c.channels,
         transfer_bytes: c.transfer_bytes,
         direction: c.direction.map(|d| d.as_str().to_string()),
-        cpus: None,
-        sched: None,
-        rep: 0,
-        factors: Default::default(),
+        ..PlanCell::new(link.to_string(), c.pattern, c.size_bytes)
     }
 }
 
