@@ -256,6 +256,9 @@ fn resume_after_kill_9_measures_the_rest_and_loses_nothing() {
     let out = icbench().args(["run", "--resume", "latest", "--db"]).arg(d.db()).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "a finished run has nothing to resume");
     assert!(String::from_utf8_lossy(&out.stderr).contains("finished"));
+    let out = icbench().args(["run", "--resume", "77", "--db"]).arg(d.db()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "no such run: the user's to fix");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run 77"));
 }
 
 #[test]

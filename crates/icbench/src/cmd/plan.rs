@@ -73,6 +73,7 @@ pub(crate) fn print(
         return Ok(());
     }
     let name = plan.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+    let source = if source == "flags" { "from the flags" } else { source };
     writeln!(out, "plan {source}{name}")?;
     let treatments = plan.cells.len() / plan.repetitions.max(1) as usize;
     let order = match plan.order {

@@ -356,8 +356,8 @@ fn finish(
 /// yet, with the stored settings, into the same run.
 fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     let mut store = open_store(&a.db)?;
-    let id = resolve_run(&store, &a.db, which)?;
-    let stored = store.load_run(id)?;
+    let id = resolve_run(&store, &a.db, which).map_err(|e| bad(format!("--resume: {e:#}")))?;
+    let stored = store.load_run(id).map_err(|e| bad(format!("--resume: {e}")))?;
     if stored.source != RunSource::Measured {
         return Err(bad(format!("--resume {id}: run {id} was imported, not measured")));
     }
