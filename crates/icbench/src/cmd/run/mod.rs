@@ -238,12 +238,14 @@ fn measure(
     let mut rec = Recorder::new(store, run, plan.cells.len(), done, json_stream);
     let mut faulted = HashSet::new();
     let mut status = (RunStatus::Finished, None);
-    for group in groups(todo) {
+    for (i, group) in groups(todo).into_iter().enumerate() {
         if STOP.load(Ordering::SeqCst) {
             status.0 = RunStatus::Interrupted;
             break;
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        // The first group always runs, so every invocation makes progress
+        // however small the budget (and `--resume` always gets further).
+        if i > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             let spent =
                 icbench_plan::estimate::human(Duration::from_nanos(plan.budget_ns.unwrap_or(0)));
             status = (
