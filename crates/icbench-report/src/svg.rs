@@ -389,7 +389,9 @@ pub struct Grid {
 }
 
 /// A sequential scale, light to dark (ColorBrewer "Blues", 9 classes:
-/// Brewer & Harrower, colorbrewer2.org), interpolated in sRGB.
+/// Brewer & Harrower, colorbrewer2.org), interpolated in sRGB. The scale
+/// starts at the second class: the first is too close to the white of a
+/// square without a value.
 const BLUES: [(u8, u8, u8); 9] = [
     (0xf7, 0xfb, 0xff),
     (0xde, 0xeb, 0xf7),
@@ -406,7 +408,7 @@ const BLUES: [(u8, u8, u8); 9] = [
 /// be white.
 pub fn sequential(t: f64) -> (String, bool) {
     let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
-    let x = t * (BLUES.len() - 1) as f64;
+    let x = 1.0 + t * (BLUES.len() - 2) as f64;
     let k = (x.floor() as usize).min(BLUES.len() - 2);
     let f = x - k as f64;
     let (a, b) = (BLUES[k], BLUES[k + 1]);
@@ -425,7 +427,9 @@ pub fn heatmap(g: &Grid, id: &str) -> String {
     let font = (side * 0.2).clamp(7.0, 12.0);
     let (left, top) = (96.0, 76.0);
     let (gw, gh) = (side * n_cols, side * n_rows);
-    let w = (left + gw + 200.0).max(520.0);
+    // Wide enough for the title (bold 15 px: about 9 px a character).
+    let title_w = left + 9.0 * g.title.chars().count() as f64 + 20.0;
+    let w = (left + gw + 200.0).max(520.0).max(title_w);
     let h = top + gh + 70.0;
     let mut out = String::new();
     let _ = write!(
@@ -573,10 +577,11 @@ mod tests {
 
     #[test]
     fn the_sequential_scale_runs_light_to_dark() {
-        assert_eq!(sequential(0.0), ("#f7fbff".to_string(), false));
+        assert_eq!(sequential(0.0), ("#deebf7".to_string(), false));
         assert_eq!(sequential(1.0), ("#08306b".to_string(), true));
-        assert_eq!(sequential(0.5).0, "#6baed6");
-        assert_eq!(sequential(f64::NAN).0, "#f7fbff");
+        // Halfway between classes 5 (#6baed6) and 6 (#4292c6).
+        assert_eq!(sequential(0.5).0, "#57a0ce");
+        assert_eq!(sequential(f64::NAN).0, "#deebf7");
     }
 
     #[test]
@@ -605,7 +610,7 @@ mod tests {
         assert_eq!(svg.matches(r#"class="diagonal""#).count(), 2);
         // The smallest value is the lightest colour, the largest the darkest.
         assert!(
-            svg.contains(r##"fill="#f7fbff" stroke"##)
+            svg.contains(r##"fill="#deebf7" stroke"##)
                 && svg.contains(r##"fill="#08306b" stroke"##)
         );
         assert!(svg.contains(">1.00 µs<") && svg.contains(">3.00 µs<") && svg.contains(">n/a<"));
