@@ -4,7 +4,8 @@
 Arguments: the HTML source, Chromium's --dump-dom output, and its
 --screenshot PNG. Fails (exit 1) when
 - the rendered DOM has fewer figures than the source,
-- a figure has no drawn marks (points, bars, series or model lines), or
+- a figure has no drawn marks (points, bars, series or model lines, heat
+  map squares), or
   says "no data",
 - a string from the store appears unescaped (the test puts <b>x</b> in a
   link name: no <b> element may come out of it),
@@ -35,7 +36,7 @@ class Figures(html.parser.HTMLParser):
         if self.depth:
             self.depth += 1
             cls = a.get("class") or ""
-            if cls in ("point", "bar", "series", "model"):
+            if cls in ("point", "bar", "series", "model", "cell"):
                 self.figs[-1][1] += 1
 
     def handle_startendtag(self, tag, attrs):

@@ -2,8 +2,9 @@
 //! scripts, no network) with, for each run, its metadata and warnings,
 //! latency against size with 95 % CI bars and the model line, throughput
 //! against size, latency histograms per link, the floor as a reference line,
-//! the statistics and the model; and a comparison section when several runs
-//! are given. Every string that comes from the store goes through
+//! heat maps of CPU pairs (a plan's `cpus = "all-pairs"`), the statistics
+//! and the model; and a comparison section when several runs are given.
+//! Every string that comes from the store goes through
 //! [`esc`](crate::svg::esc).
 
 use std::fmt::Write;
@@ -156,6 +157,7 @@ fn run_section(h: &mut String, figs: &mut Vec<(String, String)>, r: &ReportRun<'
     let models = crate::model::build(v, &ModelFilter::default());
     latency_figure(h, figs, v, &models);
     throughput_figure(h, figs, v);
+    cpu_pair_figures(h, figs, v);
     histogram_figures(h, figs, id, r.cells);
     stats_table(h, v);
     model_table(h, &models);
@@ -317,6 +319,78 @@ fn throughput_figure(h: &mut String, figs: &mut Vec<(String, String)>, v: &RunVi
         svg,
         "Payload bytes per second over each cell's measured window; dotted: single-thread memcpy bandwidth of the same run.",
     );
+}
+
+/// One heat map per CPU-pair group (a plan's `cpus = "all-pairs"`).
+fn cpu_pair_figures(h: &mut String, figs: &mut Vec<(String, String)>, v: &RunView) {
+    for (k, m) in v.cpu_pairs.iter().enumerate() {
+        let n = m.cpus.len();
+        let cells = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        let e = m.matrix[i][j];
+                        let text = crate::table::pair_text(m, i, j);
+                        let tip = match e {
+                            Some(p) => format!(
+                                "host CPU {} → peer CPU {}: {} ({} cell{}{})",
+                                m.cpus[i],
+                                m.cpus[j],
+                                text,
+                                p.cells,
+                                if p.cells == 1 { "" } else { "s" },
+                                if p.not_measured > 0 {
+                                    format!(", {} not measured", p.not_measured)
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                            None if i == j => {
+                                format!("CPU {}: host and peer are one CPU", m.cpus[i])
+                            }
+                            None => format!(
+                                "host CPU {} → peer CPU {}: not in this run",
+                                m.cpus[i], m.cpus[j]
+                            ),
+                        };
+                        svg::GridCell {
+                            value: e.and_then(|p| p.value),
+                            text,
+                            tip,
+                            diagonal: i == j,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let labels: Vec<String> = m.cpus.iter().map(u32::to_string).collect();
+        let g = svg::Grid {
+            title: format!("Run {}: {} per CPU pair, {}", v.run_id, m.what(), m.title()),
+            row_axis: "host CPU".into(),
+            col_axis: "peer CPU".into(),
+            rows: labels.clone(),
+            cols: labels,
+            cells,
+            what: m.what(),
+            unit: if m.is_latency() { Unit::Ns } else { Unit::BytesPerS },
+        };
+        let id = format!("run{}-cpus{k}", v.run_id);
+        let svg = svg::heatmap(&g, &id);
+        let reps = match m.max_cells() {
+            0 | 1 => String::new(),
+            n => format!(" Each square is the median of up to {n} repeated cells' values."),
+        };
+        figure(
+            h,
+            figs,
+            id,
+            svg,
+            &format!(
+                "{} per ordered CPU pair (row: the host CPU, column: the peer CPU); darker is larger, linear between the minimum and maximum shown. The diagonal is empty: host and peer need two CPUs.{reps}",
+                m.what()
+            ),
+        );
+    }
 }
 
 /// Log-spaced bins of a histogram's recorded values, ns.

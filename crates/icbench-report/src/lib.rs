@@ -2,6 +2,8 @@
 //!
 //! [`view`] turns a stored run into the rows every output shows (the only
 //! place where percentiles, rates and ratios are derived for display);
+//! [`pairs`] (part of the view) arranges CPU-pair cells as host × peer
+//! matrices;
 //! [`table`] draws them for a terminal; [`json`] writes them for scripts.
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
@@ -12,6 +14,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod model;
+pub mod pairs;
 pub mod rt;
 pub mod rthist;
 pub mod stats;
@@ -19,6 +22,7 @@ pub mod svg;
 pub mod table;
 pub mod view;
 
+pub use pairs::{CpuPairMatrix, PairValue};
 pub use stats::CellStats;
 pub use view::{
     BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, Target,

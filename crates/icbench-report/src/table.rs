@@ -7,6 +7,7 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::format;
+use crate::pairs::{CpuPairMatrix, PairValue};
 use crate::stats::CellStats;
 use crate::view::{BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
 
@@ -622,6 +623,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
         writeln!(out, "{}", oneway_table(&view.oneway))?;
     }
+    cpu_pairs(&view.cpu_pairs, out)?;
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))
         || view.bulk.iter().any(|r| dimtass(&r.protocol))
@@ -646,6 +648,59 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{t}")?;
     }
     warnings(view, out)
+}
+
+/// An entry of a CPU-pair matrix as text: the value with its unit, `n/a`
+/// on the diagonal, `–` for a pair without cells, `failed` for a pair
+/// whose cells all failed.
+pub fn pair_text(m: &CpuPairMatrix, i: usize, j: usize) -> String {
+    if i == j {
+        return "n/a".to_string();
+    }
+    match &m.matrix[i][j] {
+        None => "–".to_string(),
+        Some(PairValue { value: None, .. }) => "failed".to_string(),
+        Some(PairValue { value: Some(v), .. }) if m.is_latency() => format::ns(*v),
+        Some(PairValue { value: Some(v), .. }) => format::rate(*v, m.unit),
+    }
+}
+
+/// The heading of a CPU-pair matrix: the group, what the entries are, and
+/// how repetitions were combined.
+pub fn pair_heading(m: &CpuPairMatrix) -> String {
+    let reps = match m.max_cells() {
+        0 | 1 => String::new(),
+        n => format!("; median over up to {n} repeated cells"),
+    };
+    format!("{}: {} per CPU pair (rows: host CPU, columns: peer CPU){reps}", m.title(), m.what())
+}
+
+/// One matrix table per CPU-pair group (a plan's `cpus = "all-pairs"`).
+fn cpu_pairs(matrices: &[CpuPairMatrix], out: &mut dyn Write) -> std::io::Result<()> {
+    for m in matrices {
+        writeln!(out, "\n{}", pair_heading(m))?;
+        let mut header = vec!["host \\ peer".to_string()];
+        header.extend(m.cpus.iter().map(|c| format!("CPU {c}")));
+        let mut t = Table::new();
+        t.load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(header);
+        for (i, c) in m.cpus.iter().enumerate() {
+            let mut row = vec![format!("CPU {c}")];
+            row.extend((0..m.cpus.len()).map(|j| pair_text(m, i, j)));
+            t.add_row(row);
+        }
+        right_align(&mut t, 1);
+        writeln!(out, "{t}")?;
+        let failed: u32 = m.matrix.iter().flatten().flatten().map(|p| p.not_measured).sum();
+        if failed > 0 {
+            writeln!(
+                out,
+                "{failed} cell(s) of these pairs failed or were n/a (not in the medians)"
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// One line per stored run, for `icbench runs`.
@@ -863,6 +918,49 @@ mod tests {
         ]);
         assert_eq!(with_factors("shm?wait=spin".into(), &f), "shm?wait=spin [cpus=1,0 rep=2]");
         assert_eq!(with_factors("pipe".into(), &Default::default()), "pipe");
+    }
+
+    #[test]
+    fn a_cpu_pair_matrix_prints_rows_of_hosts_and_columns_of_peers() {
+        let pv =
+            |v: Option<f64>, cells, not_measured| Some(PairValue { value: v, cells, not_measured });
+        let m = CpuPairMatrix {
+            link: "pipe".into(),
+            protocol: None,
+            pattern: icbench_model::Pattern::PingPong,
+            size_bytes: 64,
+            blocks: None,
+            factors: Default::default(),
+            metric: "rtt_p50_ns".into(),
+            unit: "ns",
+            cpus: vec![0, 1, 2],
+            matrix: vec![
+                vec![None, pv(Some(812.0), 3, 0), pv(Some(1500.0), 3, 0)],
+                vec![pv(Some(900.0), 2, 0), None, pv(None, 0, 3)],
+                vec![None, pv(Some(2e6), 1, 0), None],
+            ],
+        };
+        let mut out = Vec::new();
+        cpu_pairs(std::slice::from_ref(&m), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "pingpong pipe 64 B: p50 round trip per CPU pair (rows: host CPU, columns: peer \
+                 CPU); median over up to 3 repeated cells"
+            ),
+            "{text}"
+        );
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .filter(|l| l.contains("CPU "))
+            .skip(1)
+            .map(|l| l.split(['│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect())
+            .collect();
+        assert_eq!(rows[0], ["host \\ peer", "CPU 0", "CPU 1", "CPU 2"]);
+        assert_eq!(rows[1], ["CPU 0", "n/a", "812 ns", "1.50 µs"]);
+        assert_eq!(rows[2], ["CPU 1", "900 ns", "n/a", "failed"]);
+        assert_eq!(rows[3], ["CPU 2", "–", "2.00 ms", "n/a"]);
+        assert!(text.contains("3 cell(s) of these pairs failed"), "{text}");
     }
 
     fn row(busy: u64) -> StreamRow {

@@ -9,6 +9,7 @@ use icbench_stats::Fairness;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use crate::pairs::CpuPairMatrix;
 use crate::stats::CellStats;
 
 /// Everything shown about a run.
@@ -34,6 +35,10 @@ pub struct RunView {
     /// the run has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub oneway: Vec<OneWayRow>,
+    /// Host CPU × peer CPU matrices of the cells a plan's `cpus` factor
+    /// spread over two or more pairs (absent from the JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpu_pairs: Vec<CpuPairMatrix>,
     pub targets: Vec<Target>,
 }
 
@@ -415,6 +420,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         bulk,
         timer,
         oneway,
+        cpu_pairs: crate::pairs::build(cells),
         targets,
     }
 }
