@@ -375,7 +375,6 @@ fn place_thread(cpu: u32, fifo: Option<u8>) -> Result<(), LinkError> {
     Ok(())
 }
 
-
 /// A bare loop's host end with its peer running: the reference a link is
 /// compared with (`bare.rs`), its peer started like icbench's own.
 pub(crate) struct BareSession {
@@ -392,8 +391,7 @@ impl BareSession {
         size: usize,
         abort: Abort,
     ) -> Result<BareSession, String> {
-        let (host, handoff) =
-            icbench_link::reference::open(m, abort).map_err(|e| e.to_string())?;
+        let (host, handoff) = icbench_link::reference::open(m, abort).map_err(|e| e.to_string())?;
         let peer = spawn_own(cfg, handoff, Role::Bare(size))?;
         Ok(BareSession { host, peer })
     }

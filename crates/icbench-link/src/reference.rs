@@ -66,7 +66,10 @@ pub fn open(m: Mechanism, abort: Abort) -> Result<(Bare, Handoff), LinkError> {
             let (down_r, down_w) = pipe_with(PipeFlags::CLOEXEC).map_err(fail("pipe"))?;
             let (up_r, up_w) = pipe_with(PipeFlags::CLOEXEC).map_err(fail("pipe"))?;
             let text = format!("pipe:r={},w={}", down_r.as_raw_fd(), up_w.as_raw_fd());
-            Ok((Bare { rx: up_r, tx: Some(down_w), abort }, Handoff::local(text, vec![up_w, down_r])))
+            Ok((
+                Bare { rx: up_r, tx: Some(down_w), abort },
+                Handoff::local(text, vec![up_w, down_r]),
+            ))
         }
         Mechanism::Unix => {
             use rustix::net::{AddressFamily, SocketFlags, SocketType, socketpair};
