@@ -198,7 +198,7 @@ mod tests {
     fn peer_thread(h: Handoff, size: usize) -> std::thread::JoinHandle<Result<(), LinkError>> {
         let text = h.text.clone();
         h.fds.into_iter().for_each(|fd| {
-            fd.into_raw_fd();
+            let _ = fd.into_raw_fd();
         });
         std::thread::spawn(move || serve(&text, size, &Abort::new()))
     }
