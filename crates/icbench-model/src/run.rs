@@ -145,8 +145,9 @@ pub struct BareComparison {
     pub icbench_rtt_ns: f64,
     /// `icbench_rtt_ns / bare_rtt_ns` (unitless; above 1: icbench is slower).
     pub ratio: f64,
-    /// 95 % confidence interval of the ratio of medians (percentile
-    /// bootstrap, icbench-stats `ratio_of_medians_ci95`).
+    /// 95 % confidence interval of the ratio: the hull of the percentile
+    /// bootstrap of the pooled samples and a paired t interval over the
+    /// blocks (icbench-engine `bare::compare`).
     pub ratio_ci95_lo: f64,
     pub ratio_ci95_hi: f64,
     /// Round trips measured on each side (equal).

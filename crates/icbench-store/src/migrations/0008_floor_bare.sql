@@ -5,8 +5,8 @@
 --
 -- One row per link and run. The bare loop's median is also kept in
 -- runs.floor_syscall_<link>_rtt_ns (schema 1), as before. The ratio is
--- icbench_rtt_ns / bare_rtt_ns; ratio_ci95_lo/hi its 95 % percentile-
--- bootstrap interval. samples: round trips on each side (equal); blocks:
+-- icbench_rtt_ns / bare_rtt_ns; ratio_ci95_lo/hi its 95 % interval (hull of
+-- the pooled bootstrap and the paired-blocks t interval). samples: round trips on each side (equal); blocks:
 -- blocks on each side, the sides alternating block by block.
 CREATE TABLE floor_bare_loops (
     run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
