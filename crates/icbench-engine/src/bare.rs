@@ -212,7 +212,7 @@ pub fn paired_blocks_ci95(
     blocks: u32,
 ) -> Option<icbench_stats::Interval> {
     let b = blocks as usize;
-    if b < 2 || icb.len() != bare.len() || icb.len() % b != 0 || icb.is_empty() {
+    if b < 2 || icb.len() != bare.len() || !icb.len().is_multiple_of(b) || icb.is_empty() {
         return None;
     }
     let per = icb.len() / b;
