@@ -140,5 +140,7 @@ pub fn measure(host_cpu: u32, peer_cpu: u32) -> Result<Option<Floor>, CpuError> 
         memcpy_block_bytes: MEMCPY_BLOCK as u64,
         syscall_pipe_rtt_ns: None,
         syscall_unix_rtt_ns: None,
+        syscall_pipe: None,
+        syscall_unix: None,
     }))
 }

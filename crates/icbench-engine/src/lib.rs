@@ -3,6 +3,7 @@
 //! an [`Observer`] as soon as the cell ends. It measures and returns data; it
 //! never prints and never touches SQL (ARCHITECTURE rule 2).
 
+pub mod bare;
 pub mod clock;
 pub mod counter;
 pub mod cpu;
@@ -446,4 +447,22 @@ pub fn serve_process_peer(
     let abort = Abort::new();
     let mut link = icbench_link::attach(handoff, abort.clone()).map_err(|e| e.to_string())?;
     peer::serve(link.as_mut(), fault, &abort).map_err(|e| format!("peer: {e}"))
+}
+
+/// The body of a bare-loop peer process (`icbench __peer --bare SIZE`, the
+/// reference of [`bare`]): pins itself like [`serve_process_peer`], then
+/// echoes `size`-byte messages with nothing around the system calls until
+/// the host closes its end. Returns a one-line error.
+pub fn serve_bare_process_peer(
+    handoff: &str,
+    cpu: u32,
+    fifo: Option<u8>,
+    size: usize,
+) -> Result<(), String> {
+    cpu::pin_current_thread(cpu).map_err(|e| e.to_string())?;
+    if let Some(p) = fifo {
+        cpu::set_fifo(p).map_err(|e| e.to_string())?;
+    }
+    icbench_link::reference::serve(handoff, size, &Abort::new())
+        .map_err(|e| format!("bare peer: {e}"))
 }

@@ -80,7 +80,7 @@ impl Session {
                      give --protocol icb, dimtass or raw"
                 ));
             }
-            (None, None) => spawn_own(cfg, handoff, fault)?,
+            (None, None) => spawn_own(cfg, handoff, Role::Serve(fault))?,
         };
         let mut s = Session { host, abort, peer, icb: None };
         match cfg.protocol {
@@ -182,11 +182,22 @@ fn spawn_command(
     Ok(Peer::Process { child, pidfd, own: false, hold })
 }
 
-/// Starts icbench's own peer: a re-executed process or a thread.
+/// What icbench's own peer does once attached.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    /// Serve the control protocol (`peer::serve`), injecting the fault.
+    Serve(Option<crate::Fault>),
+    /// Run the bare echo loop of messages of this size
+    /// (`icbench_link::reference::serve`): the reference of `bare.rs`.
+    Bare(usize),
+}
+
+/// Starts icbench's own peer: a re-executed process or a thread, pinned
+/// and scheduled the same way whatever its role.
 fn spawn_own(
     cfg: &EngineConfig,
     handoff: icbench_link::Handoff,
-    fault: Option<crate::Fault>,
+    role: Role,
 ) -> Result<Peer, String> {
     let peer = match &cfg.peer {
         PeerLaunch::Process { exe, args } => {
@@ -202,8 +213,14 @@ fn spawn_own(
             if let Some(p) = cfg.fifo {
                 cmd.arg("--fifo").arg(p.to_string());
             }
-            if let Some(f) = fault {
-                cmd.arg("--fault").arg(f.to_arg());
+            match role {
+                Role::Serve(Some(f)) => {
+                    cmd.arg("--fault").arg(f.to_arg());
+                }
+                Role::Serve(None) => {}
+                Role::Bare(size) => {
+                    cmd.arg("--bare").arg(size.to_string());
+                }
             }
             let fds: Vec<i32> = handoff.fds.iter().map(AsRawFd::as_raw_fd).collect();
             // SAFETY: only async-signal-safe calls (fcntl, prctl, setpgid) between
@@ -245,7 +262,14 @@ fn spawn_own(
             let join = std::thread::Builder::new()
                 .name("icbench-peer".into())
                 .spawn(move || {
-                    let attached = attach_thread(&text, &pa, cpu, fifo);
+                    let attached = match (place_thread(cpu, fifo), role) {
+                        (Err(e), _) => Err(e),
+                        // The bare loop takes the descriptors over.
+                        (Ok(()), Role::Bare(size)) => {
+                            return icbench_link::reference::serve(&text, size, &pa);
+                        }
+                        (Ok(()), Role::Serve(_)) => icbench_link::attach(&text, pa.clone()),
+                    };
                     let mut link = match attached {
                         Ok(l) => l,
                         Err(e) => {
@@ -256,6 +280,7 @@ fn spawn_own(
                             return Err(e);
                         }
                     };
+                    let Role::Serve(fault) = role else { unreachable!("handled above") };
                     peer::serve(link.as_mut(), fault, &pa)
                 })
                 .map_err(|e| format!("cannot start the peer thread: {e}"))?;
@@ -342,17 +367,78 @@ impl Session {
     }
 }
 
-fn attach_thread(
-    text: &str,
-    abort: &Abort,
-    cpu: u32,
-    fifo: Option<u8>,
-) -> Result<Box<dyn Link>, LinkError> {
+fn place_thread(cpu: u32, fifo: Option<u8>) -> Result<(), LinkError> {
     crate::cpu::pin_current_thread(cpu).map_err(|e| LinkError::Setup(e.to_string()))?;
     if let Some(p) = fifo {
         crate::cpu::set_fifo(p).map_err(|e| LinkError::Setup(e.to_string()))?;
     }
-    icbench_link::attach(text, abort.clone())
+    Ok(())
+}
+
+/// A bare loop's host end with its peer running: the reference a link is
+/// compared with (`bare.rs`), its peer started like icbench's own.
+pub(crate) struct BareSession {
+    pub(crate) host: icbench_link::reference::Bare,
+    peer: Peer,
+}
+
+impl BareSession {
+    /// Opens the descriptors of `m` and starts the bare peer for
+    /// `size`-byte messages. `abort` is the host end's (the watchdog's).
+    pub(crate) fn open(
+        cfg: &EngineConfig,
+        m: icbench_link::reference::Mechanism,
+        size: usize,
+        abort: Abort,
+    ) -> Result<BareSession, String> {
+        let (host, handoff) = icbench_link::reference::open(m, abort).map_err(|e| e.to_string())?;
+        let peer = spawn_own(cfg, handoff, Role::Bare(size))?;
+        Ok(BareSession { host, peer })
+    }
+
+    /// Closes the host end, which ends the peer's loop, and waits for the
+    /// peer (killing a process that does not end within the grace time).
+    /// Returns how the peer ended when it did not end well.
+    pub(crate) fn close(self) -> Option<String> {
+        let BareSession { host, peer } = self;
+        drop(host);
+        match peer {
+            Peer::Remote => None,
+            Peer::Process { mut child, .. } => {
+                let deadline = Instant::now() + QUIT_GRACE;
+                let status = loop {
+                    match child.try_wait() {
+                        Ok(Some(st)) => break Some(st),
+                        Ok(None) if Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(2))
+                        }
+                        _ => {
+                            let _ = child.kill();
+                            break child.wait().ok();
+                        }
+                    }
+                };
+                let mut err = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = e.read_to_string(&mut err);
+                }
+                describe_exit(status, err.trim())
+            }
+            Peer::Thread { join, abort } => {
+                abort.set();
+                let thread = crate::watchdog::PthreadHandle(join.as_pthread_t() as libc::pthread_t);
+                while !join.is_finished() {
+                    wake_thread(thread);
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                match join.join() {
+                    Ok(Ok(())) | Ok(Err(LinkError::Aborted | LinkError::PeerClosed)) => None,
+                    Ok(Err(e)) => Some(format!("bare peer thread failed: {e}")),
+                    Err(_) => Some("bare peer thread panicked".to_string()),
+                }
+            }
+        }
+    }
 }
 
 fn describe_exit(status: Option<std::process::ExitStatus>, stderr: &str) -> Option<String> {

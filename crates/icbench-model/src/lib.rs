@@ -17,7 +17,9 @@ pub use cell::{
 };
 pub use direction::{Direction, DirectionParseError};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
-pub use run::{FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched};
+pub use run::{
+    BareComparison, FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
+};
 
 /// Version of every JSON document icbench writes (ARCHITECTURE rule 6).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

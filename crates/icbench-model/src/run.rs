@@ -122,6 +122,38 @@ pub struct Floor {
     pub syscall_pipe_rtt_ns: Option<f64>,
     /// The same over a unix stream socket pair, ns.
     pub syscall_unix_rtt_ns: Option<f64>,
+    /// The `pipe` link against its bare loop, measured interleaved under
+    /// the same conditions (icbench-engine's `bare` module); the bare
+    /// median is `syscall_pipe_rtt_ns`.
+    #[serde(default)]
+    pub syscall_pipe: Option<BareComparison>,
+    /// The same for the `unix` link and `syscall_unix_rtt_ns`.
+    #[serde(default)]
+    pub syscall_unix: Option<BareComparison>,
+}
+
+/// A link's ping-pong against the bare write/read loop of the same system
+/// calls, the two measured in alternating blocks with their peers started
+/// and pinned alike, so that drift of the machine hits both equally.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BareComparison {
+    /// Message size, bytes.
+    pub size_bytes: u64,
+    /// Median round trip of the bare loop, ns.
+    pub bare_rtt_ns: f64,
+    /// Median round trip of icbench's ping-pong over the link, ns.
+    pub icbench_rtt_ns: f64,
+    /// `icbench_rtt_ns / bare_rtt_ns` (unitless; above 1: icbench is slower).
+    pub ratio: f64,
+    /// 95 % confidence interval of the ratio: the hull of the percentile
+    /// bootstrap of the pooled samples and a paired t interval over the
+    /// blocks (icbench-engine `bare::compare`).
+    pub ratio_ci95_lo: f64,
+    pub ratio_ci95_hi: f64,
+    /// Round trips measured on each side (equal).
+    pub samples: u64,
+    /// Blocks on each side; the sides alternate block by block.
+    pub blocks: u32,
 }
 
 /// Everything recorded about a run besides its cells.

@@ -60,6 +60,12 @@ pub fn ratio(v: f64) -> String {
     if v.is_finite() { format!("{}×", sig3(v)) } else { "–".to_string() }
 }
 
+/// A ratio near 1 to three decimals (e.g. `0.987×`), where a few per cent
+/// decide a target.
+pub fn ratio_near_1(v: f64) -> String {
+    if v.is_finite() { format!("{v:.3}×") } else { "–".to_string() }
+}
+
 /// Three significant digits without an exponent.
 pub fn sig3(x: f64) -> String {
     let a = x.abs();

@@ -25,6 +25,6 @@ pub mod view;
 pub use pairs::{CpuPairMatrix, PairValue};
 pub use stats::CellStats;
 pub use view::{
-    BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, Target,
-    TimerRow, build,
+    BARE_BAND, BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow,
+    Target, TimerRow, Verdict, bare_verdict, build,
 };

@@ -574,11 +574,20 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             format::rate(f.memcpy_bytes_per_s, "B/s"),
             format::bytes(f.memcpy_block_bytes)
         )?;
-        if let Some(p) = f.syscall_pipe_rtt_ns {
-            write!(out, " · bare pipe loop 64 B {}", format::ns(p))?;
-        }
-        if let Some(u) = f.syscall_unix_rtt_ns {
-            write!(out, " · bare unix loop 64 B {}", format::ns(u))?;
+        for (name, bare, cmp) in [
+            ("pipe", f.syscall_pipe_rtt_ns, f.syscall_pipe),
+            ("unix", f.syscall_unix_rtt_ns, f.syscall_unix),
+        ] {
+            match (bare, cmp) {
+                (_, Some(c)) => write!(
+                    out,
+                    " · {name} 64 B: bare loop {}, icbench {} (interleaved)",
+                    format::ns(c.bare_rtt_ns),
+                    format::ns(c.icbench_rtt_ns)
+                )?,
+                (Some(b), None) => write!(out, " · bare {name} loop 64 B {}", format::ns(b))?,
+                (None, None) => {}
+            }
         }
         writeln!(out)?;
     }
@@ -637,11 +646,20 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\ntargets (ratios against this run's floor)")?;
         let mut t = table(&["target", "ratio", "required", "met"]);
         for g in &view.targets {
+            let ratio = match (g.ratio_ci95_lo, g.ratio_ci95_hi) {
+                (Some(lo), Some(hi)) => format!(
+                    "{} (ci95 {} … {})",
+                    format::ratio_near_1(g.ratio),
+                    format::ratio_near_1(lo),
+                    format::ratio_near_1(hi)
+                ),
+                _ => format::ratio(g.ratio),
+            };
             t.add_row(vec![
                 g.name.to_string(),
-                format::ratio(g.ratio),
+                ratio,
                 g.bound.to_string(),
-                if g.met { "yes" } else { "no" }.to_string(),
+                g.verdict.as_str().to_string(),
             ]);
         }
         right_align(&mut t, 1);

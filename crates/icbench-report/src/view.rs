@@ -3,7 +3,8 @@
 //! issue's targets as ratios against the floor measured in the same run.
 
 use icbench_model::{
-    Adaptive, CellData, CellOutcome, CellResult, Direction, JSON_SCHEMA_VERSION, Pattern, RunMeta,
+    Adaptive, BareComparison, CellData, CellOutcome, CellResult, Direction, JSON_SCHEMA_VERSION,
+    Pattern, RunMeta,
 };
 use icbench_stats::Fairness;
 use serde::Serialize;
@@ -249,7 +250,73 @@ pub struct Target {
     /// What is required of `ratio`, in words (e.g. `≤ 1.5`).
     pub bound: &'static str,
     pub ratio: f64,
+    /// The ratio's 95 % confidence interval, where the target is decided
+    /// on one (the ±5 % targets).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_ci95_lo: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_ci95_hi: Option<f64>,
+    /// Whether the target is shown to be met (`verdict` is `met`).
     pub met: bool,
+    pub verdict: Verdict,
+}
+
+/// What a run shows about a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Met,
+    NotMet,
+    /// The confidence interval crosses the bound (or there is none): the
+    /// measurement cannot tell, whatever the point estimate says.
+    NotShown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Met => "yes",
+            Verdict::NotMet => "no",
+            Verdict::NotShown => "not shown",
+        }
+    }
+
+    fn of(met: bool) -> Verdict {
+        if met { Verdict::Met } else { Verdict::NotMet }
+    }
+}
+
+/// The band of issue 2's target for the pipe and unix links: icbench ÷
+/// bare loop within ±5 %.
+pub const BARE_BAND: (f64, f64) = (0.95, 1.05);
+
+/// Whether a link's comparison with its bare loop shows the ±5 % target
+/// met: only when the ratio's whole 95 % interval lies in the band, not met
+/// when it lies wholly outside, not shown otherwise.
+pub fn bare_verdict(c: &BareComparison) -> Verdict {
+    use icbench_stats::{BandVerdict, Interval, within_band};
+    let ci = Interval { lo: c.ratio_ci95_lo, hi: c.ratio_ci95_hi };
+    match within_band(ci, Interval::new(BARE_BAND.0, BARE_BAND.1)) {
+        BandVerdict::Inside => Verdict::Met,
+        BandVerdict::Outside => Verdict::NotMet,
+        BandVerdict::NotShown => Verdict::NotShown,
+    }
+}
+
+impl Target {
+    /// A target decided on the point ratio (the bounds far from the ratio's
+    /// noise: ≤ 1.5, ≥ 0.7).
+    fn point(name: &'static str, bound: &'static str, ratio: f64, met: bool) -> Target {
+        Target {
+            name,
+            bound,
+            ratio,
+            ratio_ci95_lo: None,
+            ratio_ci95_hi: None,
+            met,
+            verdict: Verdict::of(met),
+        }
+    }
 }
 
 fn common(c: &CellResult) -> (&'static str, Option<String>, Option<u64>) {
@@ -462,27 +529,70 @@ fn p50_of(rows: &[PingPongRow], link: &str, size: u64) -> Option<f64> {
         .map(|s| s.summary.p50)
 }
 
+/// The ±5 % targets of the pipe and unix links. Decided on the floor's
+/// interleaved comparison (`icbench_engine::bare`: the link's ping-pong and
+/// the bare loop in alternating blocks, peers started alike), by its 95 %
+/// interval. A floor without one (stored before it existed) gives the point
+/// ratio of the run's 64 B cell to the bare loop, not shown either way.
+fn bare_targets(floor: &icbench_model::Floor, pingpong: &[PingPongRow]) -> Vec<Target> {
+    let mut out = Vec::new();
+    for (link, cmp, bare, name) in [
+        (
+            "pipe",
+            floor.syscall_pipe,
+            floor.syscall_pipe_rtt_ns,
+            "pipe 64 B round trip ÷ bare write/read loop (interleaved)",
+        ),
+        (
+            "unix",
+            floor.syscall_unix,
+            floor.syscall_unix_rtt_ns,
+            "unix 64 B round trip ÷ bare write/read loop (interleaved)",
+        ),
+    ] {
+        let bound = "ci95 within 0.95 … 1.05";
+        if let Some(c) = cmp {
+            let verdict = bare_verdict(&c);
+            out.push(Target {
+                name,
+                bound,
+                ratio: c.ratio,
+                ratio_ci95_lo: Some(c.ratio_ci95_lo),
+                ratio_ci95_hi: Some(c.ratio_ci95_hi),
+                met: verdict == Verdict::Met,
+                verdict,
+            });
+        } else if let (Some(p50), Some(bare)) = (p50_of(pingpong, link, 64), bare) {
+            out.push(Target {
+                verdict: Verdict::NotShown,
+                ..Target::point(name, bound, p50 / bare, false)
+            });
+        }
+    }
+    out
+}
+
 /// The foundation issue's targets, for whichever of them this run measured.
 fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Vec<Target> {
     let Some(floor) = meta.floor else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(p50) = p50_of(pingpong, "shm", 64) {
         let ratio = p50 / floor.cacheline_rtt_ns;
-        out.push(Target {
-            name: "shm (spin) 64 B round trip ÷ cache-line round trip",
-            bound: "≤ 1.5",
+        out.push(Target::point(
+            "shm (spin) 64 B round trip ÷ cache-line round trip",
+            "≤ 1.5",
             ratio,
-            met: ratio <= 1.5,
-        });
+            ratio <= 1.5,
+        ));
     }
     if let (Some(p50), Some(two)) = (p50_of(pingpong, "shm", 64), floor.two_line_rtt_ns) {
         let ratio = p50 / two;
-        out.push(Target {
-            name: "shm (spin) 64 B round trip ÷ two-line round trip (icbench's own)",
-            bound: "≤ 1.5",
+        out.push(Target::point(
+            "shm (spin) 64 B round trip ÷ two-line round trip (icbench's own)",
+            "≤ 1.5",
             ratio,
-            met: ratio <= 1.5,
-        });
+            ratio <= 1.5,
+        ));
     }
     if let Some(bw) = stream
         .iter()
@@ -495,27 +605,14 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
         .and_then(|r| r.bytes_per_s)
     {
         let ratio = bw / floor.memcpy_bytes_per_s;
-        out.push(Target {
-            name: "shm (spin) stream 64 KiB ÷ memcpy bandwidth",
-            bound: "≥ 0.7",
+        out.push(Target::point(
+            "shm (spin) stream 64 KiB ÷ memcpy bandwidth",
+            "≥ 0.7",
             ratio,
-            met: ratio >= 0.7,
-        });
+            ratio >= 0.7,
+        ));
     }
-    for (link, bare, name) in [
-        ("pipe", floor.syscall_pipe_rtt_ns, "pipe 64 B round trip ÷ bare write/read loop"),
-        ("unix", floor.syscall_unix_rtt_ns, "unix 64 B round trip ÷ bare write/read loop"),
-    ] {
-        if let (Some(p50), Some(bare)) = (p50_of(pingpong, link, 64), bare) {
-            let ratio = p50 / bare;
-            out.push(Target {
-                name,
-                bound: "0.95 … 1.05",
-                ratio,
-                met: (0.95..=1.05).contains(&ratio),
-            });
-        }
-    }
+    out.extend(bare_targets(&floor, pingpong));
     out
 }
 
@@ -561,5 +658,56 @@ mod channel_tests {
         assert!((f.jain - 0.9).abs() < 1e-12, "{}", f.jain);
         assert_eq!(f.min_over_max, 0.5);
         assert!(channels_view(&CellData { per_channel: Vec::new(), ..d }).is_none());
+    }
+}
+
+#[cfg(test)]
+mod bare_target_tests {
+    use icbench_model::Floor;
+
+    use super::*;
+
+    fn cmp(lo: f64, hi: f64) -> BareComparison {
+        BareComparison {
+            size_bytes: 64,
+            bare_rtt_ns: 10_000.0,
+            icbench_rtt_ns: 10_100.0,
+            ratio: 1.01,
+            ratio_ci95_lo: lo,
+            ratio_ci95_hi: hi,
+            samples: 10_000,
+            blocks: 5,
+        }
+    }
+
+    #[test]
+    fn the_five_per_cent_target_is_decided_on_the_interval() {
+        // The same point ratio (1.01) each time: only the interval decides.
+        assert_eq!(bare_verdict(&cmp(0.99, 1.03)), Verdict::Met);
+        assert_eq!(bare_verdict(&cmp(0.93, 1.09)), Verdict::NotShown, "too wide");
+        assert_eq!(bare_verdict(&cmp(1.00, 1.06)), Verdict::NotShown, "across the edge");
+        assert_eq!(bare_verdict(&cmp(1.06, 1.08)), Verdict::NotMet);
+        assert_eq!(bare_verdict(&cmp(0.90, 0.94)), Verdict::NotMet);
+        assert_eq!(Verdict::NotShown.as_str(), "not shown");
+    }
+
+    #[test]
+    fn a_floor_without_the_comparison_never_claims_the_target() {
+        let floor = Floor {
+            cacheline_rtt_ns: 100.0,
+            two_line_rtt_ns: None,
+            memcpy_bytes_per_s: 1e9,
+            memcpy_block_bytes: 65536,
+            syscall_pipe_rtt_ns: Some(10_000.0),
+            syscall_unix_rtt_ns: None,
+            syscall_pipe: None,
+            syscall_unix: Some(cmp(0.99, 1.03)),
+        };
+        // No pipe cell measured and no comparison: no pipe row.
+        let t = bare_targets(&floor, &[]);
+        assert_eq!(t.len(), 1);
+        assert!(t[0].name.starts_with("unix"));
+        assert_eq!((t[0].verdict, t[0].met), (Verdict::Met, true));
+        assert_eq!((t[0].ratio_ci95_lo, t[0].ratio_ci95_hi), (Some(0.99), Some(1.03)));
     }
 }

@@ -12,6 +12,11 @@
 //!   `mannwhitneyu(method="asymptotic")`).
 //! - [`ratio_of_medians_ci95`] (bootstrap on raw samples) and
 //!   [`ratio_of_medians_ci95_hist`] (an approximation from histograms).
+//! - [`within_band`]: is a ratio shown to lie in a band (e.g. ±5 %)? The
+//!   confidence-interval inclusion rule of equivalence testing (Schuirmann,
+//!   "A comparison of the two one-sided tests procedure …", *J.
+//!   Pharmacokinetics and Biopharmaceutics* 15, 1987; a 95 % CI inside the
+//!   band is the stricter form of TOST at α = 0.025 each side).
 
 use std::collections::BTreeMap;
 
@@ -28,6 +33,36 @@ use crate::resample::{Resampler, median_in_place};
 
 /// Φ⁻¹(0.975), the two-sided 95 % normal quantile.
 const Z_975: f64 = 1.959_963_984_540_054;
+
+/// What a confidence interval shows about a band of acceptable values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BandVerdict {
+    /// The whole interval lies inside the band: shown to be within it.
+    Inside,
+    /// The whole interval lies outside the band: shown not to be within it.
+    Outside,
+    /// The interval crosses an edge of the band (or is wider than the
+    /// band, or not finite): the data cannot tell. Never decide from the
+    /// point estimate alone.
+    NotShown,
+}
+
+/// Whether `ci` shows the quantity within `[band.lo, band.hi]`: inside only
+/// if `band.lo ≤ ci.lo` and `ci.hi ≤ band.hi`, outside only if the two do not
+/// overlap at all, else not shown.
+pub fn within_band(ci: Interval, band: Interval) -> BandVerdict {
+    if !(ci.lo.is_finite() && ci.hi.is_finite()) {
+        return BandVerdict::NotShown;
+    }
+    if band.lo <= ci.lo && ci.hi <= band.hi {
+        BandVerdict::Inside
+    } else if ci.hi < band.lo || ci.lo > band.hi {
+        BandVerdict::Outside
+    } else {
+        BandVerdict::NotShown
+    }
+}
 
 /// Result of a two-sample t test (H0: equal means).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -334,5 +369,21 @@ mod tests {
         let close = |x: f64, want: f64| (x - want).abs() / want < 1e-3;
         assert!(close(ci2.lo, 2.0 / e) && close(ci2.hi, 2.0 * e), "{ci2:?}");
         assert_eq!(ratio_of_medians_ci95_hist(&hist(&[1, 2, 3]), &hist(&v)), None);
+    }
+
+    #[test]
+    fn a_band_is_shown_only_by_an_interval_wholly_inside_it() {
+        let band = Interval::new(0.95, 1.05);
+        let v = |lo, hi| within_band(Interval::new(lo, hi), band);
+        assert_eq!(v(0.97, 1.02), BandVerdict::Inside);
+        assert_eq!(v(0.95, 1.05), BandVerdict::Inside, "the edges belong to the band");
+        // A point estimate of 1.00 inside the band, but a CI too wide to tell.
+        assert_eq!(v(0.90, 1.10), BandVerdict::NotShown);
+        // Narrow, but across an edge.
+        assert_eq!(v(1.04, 1.06), BandVerdict::NotShown);
+        assert_eq!(v(0.94, 0.96), BandVerdict::NotShown);
+        assert_eq!(v(0.80, 0.90), BandVerdict::Outside);
+        assert_eq!(v(1.10, 1.20), BandVerdict::Outside);
+        assert_eq!(v(f64::NAN, 1.0), BandVerdict::NotShown);
     }
 }

@@ -44,8 +44,8 @@ pub use ci::{
     median_ci95_ranks,
 };
 pub use compare::{
-    MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95, ratio_of_medians_ci95_hist,
-    welch_t_test,
+    BandVerdict, MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95,
+    ratio_of_medians_ci95_hist, welch_t_test, within_band,
 };
 pub use fairness::{Fairness, fairness};
 pub use fit::{

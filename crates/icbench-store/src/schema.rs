@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_plans.sql"),
     include_str!("migrations/0006_fast_counter.sql"),
     include_str!("migrations/0007_channels.sql"),
+    include_str!("migrations/0008_floor_bare.sql"),
 ];
 
 /// The schema version this build writes and understands.

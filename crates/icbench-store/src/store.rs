@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter, Floor,
-    LatencyHistogram, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter,
+    Floor, LatencyHistogram, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -624,6 +624,9 @@ impl Store {
             .ok_or_else(|| self_no_such_run(path, run))?;
         let (source, provenance, mut meta) = row.into_meta(path, run)?;
         meta.fast_counter = read_fast_counter(&tx, path, run)?;
+        if let Some(f) = meta.floor.as_mut() {
+            read_bare_loops(&tx, path, run, f)?;
+        }
 
         let mut stmt = tx
             .prepare(&format!(
@@ -801,6 +804,8 @@ impl RunRow {
             two_line_rtt_ns: self.floor_two_line_rtt_ns,
             syscall_pipe_rtt_ns: self.floor_syscall_pipe_rtt_ns,
             syscall_unix_rtt_ns: self.floor_syscall_unix_rtt_ns,
+            syscall_pipe: None,
+            syscall_unix: None,
         });
         let meta = RunMeta {
             cpu_model: self.cpu_model,
@@ -980,6 +985,93 @@ fn write_floor(
         ],
     )
     .map_err(sql(path, "recording the floor"))
+    .and_then(|n| {
+        write_bare_loops(conn, path, run, floor)?;
+        Ok(n)
+    })
+}
+
+/// Replaces a run's `floor_bare_loops` rows with the floor's comparisons.
+fn write_bare_loops(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+    floor: &Floor,
+) -> Result<(), StoreError> {
+    const OP: &str = "recording the bare-loop comparisons";
+    conn.execute("DELETE FROM floor_bare_loops WHERE run_id = ?1", [run.0])
+        .map_err(sql(path, OP))?;
+    for (link, c) in [("pipe", &floor.syscall_pipe), ("unix", &floor.syscall_unix)] {
+        let Some(c) = c else { continue };
+        conn.execute(
+            "INSERT INTO floor_bare_loops (run_id, link, size_bytes, bare_rtt_ns, icbench_rtt_ns,
+                                           ratio_ci95_lo, ratio_ci95_hi, samples, blocks)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                run.0,
+                link,
+                to_i64(path, "bare-loop size_bytes", c.size_bytes)?,
+                c.bare_rtt_ns,
+                c.icbench_rtt_ns,
+                c.ratio_ci95_lo,
+                c.ratio_ci95_hi,
+                to_i64(path, "bare-loop samples", c.samples)?,
+                c.blocks
+            ],
+        )
+        .map_err(sql(path, OP))?;
+    }
+    Ok(())
+}
+
+/// Reads a run's `floor_bare_loops` rows into its floor.
+fn read_bare_loops(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+    floor: &mut Floor,
+) -> Result<(), StoreError> {
+    const OP: &str = "loading the bare-loop comparisons";
+    let mut stmt = conn
+        .prepare(
+            "SELECT link, size_bytes, bare_rtt_ns, icbench_rtt_ns, ratio_ci95_lo, ratio_ci95_hi,
+                    samples, blocks
+             FROM floor_bare_loops WHERE run_id = ?1",
+        )
+        .map_err(sql(path, OP))?;
+    let rows = stmt
+        .query_map([run.0], |r| {
+            let (bare, icb): (f64, f64) = (r.get(2)?, r.get(3)?);
+            Ok((
+                r.get::<_, String>(0)?,
+                BareComparison {
+                    size_bytes: r.get(1)?,
+                    bare_rtt_ns: bare,
+                    icbench_rtt_ns: icb,
+                    ratio: icb / bare,
+                    ratio_ci95_lo: r.get(4)?,
+                    ratio_ci95_hi: r.get(5)?,
+                    samples: r.get(6)?,
+                    blocks: r.get(7)?,
+                },
+            ))
+        })
+        .map_err(sql(path, OP))?;
+    for row in rows {
+        let (link, c) = row.map_err(sql(path, OP))?;
+        match link.as_str() {
+            "pipe" => floor.syscall_pipe = Some(c),
+            "unix" => floor.syscall_unix = Some(c),
+            other => {
+                return Err(corrupt(
+                    path,
+                    format!("bare-loop link of run {}", run.0),
+                    format!("'{other}'"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes a run's fast-counter columns; returns the number of rows changed.

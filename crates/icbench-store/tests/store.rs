@@ -2,8 +2,8 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter, Floor,
-    LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter,
+    Floor, LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -347,7 +347,22 @@ fn every_outcome_kind_round_trips_with_every_field() {
         memcpy_block_bytes: 1 << 20,
         syscall_pipe_rtt_ns: Some(3100.0),
         syscall_unix_rtt_ns: None,
+        // Exactly representable, so that the ratio recomputed on loading
+        // (icbench ÷ bare) is the same number.
+        syscall_pipe: Some(BareComparison {
+            size_bytes: 64,
+            bare_rtt_ns: 3100.0,
+            icbench_rtt_ns: 3131.0,
+            ratio: 3131.0 / 3100.0,
+            ratio_ci95_lo: 0.998,
+            ratio_ci95_hi: 1.021,
+            samples: 10_000,
+            blocks: 5,
+        }),
+        syscall_unix: None,
     };
+    store.set_floor(run, &floor).unwrap();
+    // Written twice (a floor replaced), still one row per link.
     store.set_floor(run, &floor).unwrap();
     let cells = all_cells();
     for c in &cells {
@@ -385,6 +400,8 @@ fn finish_run_floor_replaces_the_stored_one() {
         memcpy_block_bytes: 3,
         syscall_pipe_rtt_ns: None,
         syscall_unix_rtt_ns: Some(2.5),
+        syscall_pipe: None,
+        syscall_unix: None,
     };
     let last = Floor {
         cacheline_rtt_ns: 70.0,
@@ -393,6 +410,8 @@ fn finish_run_floor_replaces_the_stored_one() {
         memcpy_block_bytes: 4096,
         syscall_pipe_rtt_ns: None,
         syscall_unix_rtt_ns: Some(2.5),
+        syscall_pipe: None,
+        syscall_unix: None,
     };
     store.set_floor(run, &first).unwrap();
     store.finish_run(run, RunStatus::Interrupted, 7, Some(&last), &[]).unwrap();
@@ -433,6 +452,8 @@ fn nan_floats_come_back_as_nan() {
             memcpy_block_bytes: 0,
             syscall_pipe_rtt_ns: None,
             syscall_unix_rtt_ns: None,
+            syscall_pipe: None,
+            syscall_unix: None,
         }),
         ..meta()
     };
@@ -759,6 +780,8 @@ fn a_missing_run_is_named_with_advice() {
         memcpy_block_bytes: 1,
         syscall_pipe_rtt_ns: None,
         syscall_unix_rtt_ns: Some(2.5),
+        syscall_pipe: None,
+        syscall_unix: None,
     };
     let errs = [
         store.insert_cell(missing, &failed()).unwrap_err(),

@@ -324,6 +324,10 @@ pub struct CpuArgs {
 pub struct FloorArgs {
     #[command(flatten)]
     pub cpus: CpuArgs,
+    /// How the peers of the pipe and unix comparisons run: a separate
+    /// process (icbench re-executed, the default) or a thread.
+    #[arg(long, value_enum, default_value = "process")]
+    pub peer: PeerKind,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -494,6 +498,11 @@ pub struct PeerArgs {
     pub fifo: Option<u8>,
     #[arg(long)]
     pub fault: Option<String>,
+    /// Run the bare echo loop of SIZE-byte messages (the reference the
+    /// pipe and unix links are compared with) instead of the control
+    /// protocol.
+    #[arg(long, value_name = "SIZE", conflicts_with = "fault")]
+    pub bare: Option<usize>,
 }
 
 /// What `icbench timer` and `icbench wakeup` share: load, output, store.

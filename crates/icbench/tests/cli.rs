@@ -204,6 +204,57 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     assert!(names.iter().any(|n| n.starts_with("pipe 64 B")), "{names:?}");
     assert!(v["meta"]["clock_overhead_ns"].as_f64().unwrap() > 0.0);
     assert_eq!(v["meta"]["clock"], "CLOCK_MONOTONIC_RAW");
+    // The ±5 % targets come from the floor's interleaved comparison, with
+    // its interval, and are decided on it.
+    for link in ["pipe", "unix"] {
+        let t = v["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"].as_str().unwrap().starts_with(&format!("{link} 64 B")))
+            .unwrap_or_else(|| panic!("no {link} target in {}", v["targets"]));
+        let c = &floor[format!("syscall_{link}")];
+        assert_eq!(t["ratio"], c["ratio"]);
+        assert_eq!(t["ratio_ci95_lo"], c["ratio_ci95_lo"]);
+        assert_eq!(t["ratio_ci95_hi"], c["ratio_ci95_hi"]);
+        let (lo, hi) = (c["ratio_ci95_lo"].as_f64().unwrap(), c["ratio_ci95_hi"].as_f64().unwrap());
+        let want = if (0.95..=1.05).contains(&lo) && (0.95..=1.05).contains(&hi) {
+            "met"
+        } else if hi < 0.95 || lo > 1.05 {
+            "not_met"
+        } else {
+            "not_shown"
+        };
+        assert_eq!(t["verdict"], want, "{t}");
+    }
+    // Stored with the run: `show` gives the same comparison back.
+    let shown = icbench().args(["show", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["meta"]["floor"]["syscall_pipe"], floor["syscall_pipe"]);
+    assert_eq!(shown["meta"]["floor"]["syscall_unix"], floor["syscall_unix"]);
+}
+
+#[test]
+fn floor_json_carries_both_links_against_their_bare_loops() {
+    for peer in ["process", "thread"] {
+        let out = icbench().args(["floor", "--json", "--peer", peer]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for link in ["pipe", "unix"] {
+            let c = &v["floor"][format!("syscall_{link}")];
+            assert_eq!(c["size_bytes"], 64, "{c}");
+            assert_eq!(c["blocks"], 20, "{c}");
+            assert_eq!(c["samples"], 10_000, "{c}");
+            let f = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {c}"));
+            assert!(f("bare_rtt_ns") > 0.0 && f("icbench_rtt_ns") > 0.0, "{c}");
+            // (JSON's decimal text of a float may differ in its last bit.)
+            let r = f("icbench_rtt_ns") / f("bare_rtt_ns");
+            assert!((f("ratio") - r).abs() <= 1e-12 * r, "{c}");
+            assert!(f("ratio_ci95_lo") <= f("ratio") && f("ratio") <= f("ratio_ci95_hi"), "{c}");
+            // The bare median is also where it always was.
+            assert_eq!(v["floor"][format!("syscall_{link}_rtt_ns")], c["bare_rtt_ns"]);
+        }
+    }
 }
 
 fn fails(args: &[&str]) -> (i32, String) {

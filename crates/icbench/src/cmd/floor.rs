@@ -1,44 +1,100 @@
 //! `icbench floor`, and the floor at the head of every run: the cache-line
 //! round trip and memcpy bandwidth (icbench-engine's floor module), plus the
-//! bare system-call loops the pipe and unix links are compared with.
+//! pipe and unix links each measured against the bare loop of the same
+//! system calls, interleaved under the same conditions (icbench-engine's
+//! bare module; issue 2's ±5 % target).
 
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use anyhow::Result;
-use icbench_engine::{clock, cpu, floor};
-use icbench_link::reference::{Mechanism, round_trips};
-use icbench_model::Floor;
+use icbench_engine::bare::{BarePlan, compare_with_bare};
+use icbench_engine::{Budget, EngineConfig, PeerLaunch, cpu, floor};
+use icbench_link::reference::Mechanism;
+use icbench_model::{BareComparison, Floor, PeerMode};
 
-use crate::cli::FloorArgs;
+use crate::cli::{FloorArgs, PeerKind};
 use crate::cmd::resolve_cpus;
 use crate::error::bad;
 
-const BARE_WARMUP: usize = 1000;
-const BARE_ROUNDS: usize = 10_000;
+/// `icbench floor` has no Ctrl-C handling of its own.
+static NEVER: AtomicBool = AtomicBool::new(false);
 
-fn bare_median(m: Mechanism, peer_cpu: u32) -> Option<f64> {
-    let mut v = round_trips(m, 64, BARE_WARMUP, BARE_ROUNDS, peer_cpu, clock::now_ns).ok()?;
-    v.sort_unstable();
-    v.get(v.len() / 2).map(|&x| x as f64)
+/// The engine's settings for the comparisons: the pair, the peer, its
+/// scheduling; the cell budget is unused (the blocks are fixed).
+pub(crate) fn engine(
+    host_cpu: u32,
+    peer_cpu: u32,
+    peer: PeerLaunch,
+    fifo: Option<u8>,
+    timeout: Duration,
+    stop: &'static AtomicBool,
+) -> EngineConfig {
+    EngineConfig {
+        host_cpu,
+        peer_cpu,
+        peer,
+        fifo,
+        timeout,
+        budget: Budget {
+            cell_time: Duration::ZERO,
+            raw: false,
+            window: 1,
+            ci_target: None,
+            ci_max_time: Duration::ZERO,
+            channel_stagger: Duration::ZERO,
+        },
+        fault: None,
+        stop,
+        protocol: None,
+        peer_cmd: None,
+    }
 }
 
-/// Measures the floor between the two CPUs. The calling thread is left
-/// pinned to `host_cpu`. `None` when the peer CPU never answered.
-pub(crate) fn measure(host_cpu: u32, peer_cpu: u32) -> Result<Option<Floor>> {
-    let Some(mut f) = floor::measure(host_cpu, peer_cpu).map_err(|e| bad(e.to_string()))? else {
-        return Ok(None);
+/// Measures the floor between `cfg`'s two CPUs, then each link against its
+/// bare loop. The calling thread is left pinned to the host CPU. `None`
+/// when the peer CPU never answered; the notes say what could not be
+/// measured.
+pub(crate) fn measure(cfg: &EngineConfig) -> Result<(Option<Floor>, Vec<String>)> {
+    let Some(mut f) = floor::measure(cfg.host_cpu, cfg.peer_cpu).map_err(|e| bad(e.to_string()))?
+    else {
+        return Ok((None, Vec::new()));
     };
-    f.syscall_pipe_rtt_ns = bare_median(Mechanism::Pipe, peer_cpu);
-    f.syscall_unix_rtt_ns = bare_median(Mechanism::Unix, peer_cpu);
-    Ok(Some(f))
+    let mut notes = Vec::new();
+    for m in Mechanism::ALL {
+        let got = match compare_with_bare(cfg, m, &BarePlan::default()) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                notes.push(format!("floor: {e}"));
+                None
+            }
+        };
+        let bare = got.map(|c| c.bare_rtt_ns);
+        match m {
+            Mechanism::Pipe => (f.syscall_pipe, f.syscall_pipe_rtt_ns) = (got, bare),
+            Mechanism::Unix => (f.syscall_unix, f.syscall_unix_rtt_ns) = (got, bare),
+        }
+    }
+    Ok((Some(f), notes))
 }
 
 pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
     let (host, peer, _) = resolve_cpus(&a.cpus)?;
     cpu::pin_current_thread(host).map_err(|e| bad(e.to_string()))?;
-    let f = measure(host, peer)?.ok_or_else(|| {
+    let mode = match a.peer {
+        PeerKind::Process => PeerMode::Process,
+        PeerKind::Thread => PeerMode::Thread,
+    };
+    let launch = crate::cmd::run::peer_launch(mode)?;
+    let cfg = engine(host, peer, launch, None, Duration::from_secs(5), &NEVER);
+    let (f, notes) = measure(&cfg)?;
+    let f = f.ok_or_else(|| {
         anyhow::anyhow!("CPU {peer} never answered the cache-line ping-pong: is it busy?")
     })?;
+    for n in &notes {
+        eprintln!("icbench: {n}");
+    }
     if a.json {
         let doc = serde_json::json!({
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,
@@ -46,21 +102,47 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        use icbench_report::format;
-        println!("floor between CPU {host} and CPU {peer}:");
-        println!("  cache-line round trip    {}", format::ns(f.cacheline_rtt_ns));
-        println!(
-            "  two-line round trip      {} (one line per direction)",
-            f.two_line_rtt_ns.map_or("not measured".into(), format::ns)
-        );
-        println!(
-            "  memcpy bandwidth         {} ({} blocks, one thread)",
-            format::rate(f.memcpy_bytes_per_s, "B/s"),
-            format::bytes(f.memcpy_block_bytes)
-        );
-        let bare = |v: Option<f64>| v.map_or("not measured".into(), format::ns);
-        println!("  bare pipe loop, 64 B RTT {}", bare(f.syscall_pipe_rtt_ns));
-        println!("  bare unix loop, 64 B RTT {}", bare(f.syscall_unix_rtt_ns));
+        print_text(host, peer, &f);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(host: u32, peer: u32, f: &Floor) {
+    use icbench_report::format;
+    println!("floor between CPU {host} and CPU {peer}:");
+    println!("  cache-line round trip    {}", format::ns(f.cacheline_rtt_ns));
+    println!(
+        "  two-line round trip      {} (one line per direction)",
+        f.two_line_rtt_ns.map_or("not measured".into(), format::ns)
+    );
+    println!(
+        "  memcpy bandwidth         {} ({} blocks, one thread)",
+        format::rate(f.memcpy_bytes_per_s, "B/s"),
+        format::bytes(f.memcpy_block_bytes)
+    );
+    for (name, c) in [("pipe", &f.syscall_pipe), ("unix", &f.syscall_unix)] {
+        match c {
+            Some(c) => println!("{}", comparison(name, c)),
+            None => println!("  {name} 64 B round trip    not measured"),
+        }
+    }
+}
+
+/// Both medians, then the ratio with its interval and the verdict.
+fn comparison(name: &str, c: &BareComparison) -> String {
+    use icbench_report::format;
+    format!(
+        "  {name} {} round trip    bare loop {}, icbench {} (p50; {} round trips a side, \
+         {} alternating blocks)\n                           icbench ÷ bare {} (ci95 {} … {}): \
+         within ±5 %: {}",
+        format::bytes(c.size_bytes),
+        format::ns(c.bare_rtt_ns),
+        format::ns(c.icbench_rtt_ns),
+        c.samples,
+        c.blocks,
+        format::ratio_near_1(c.ratio),
+        format::ratio_near_1(c.ratio_ci95_lo),
+        format::ratio_near_1(c.ratio_ci95_hi),
+        icbench_report::bare_verdict(c).as_str()
+    )
 }

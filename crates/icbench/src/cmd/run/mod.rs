@@ -26,7 +26,7 @@ use icbench_store::{RunId, RunSource, Store};
 
 pub(crate) use flags::FromFlags;
 use record::Recorder;
-pub(crate) use settings::Settings;
+pub(crate) use settings::{Settings, peer_launch};
 
 use crate::cli::RunArgs;
 use crate::cmd::show::{open_store, resolve_run};
@@ -152,7 +152,10 @@ fn start(
     );
     if !settings.no_floor {
         eprintln!("icbench: measuring the floor between the two CPUs …");
-        match crate::cmd::floor::measure(settings.host_cpu, settings.peer_cpu)? {
+        let cfg = settings.floor_engine(settings::peer_launch(settings.peer)?);
+        let (floor, floor_notes) = crate::cmd::floor::measure(&cfg)?;
+        meta.notes.extend(floor_notes);
+        match floor {
             Some(f) => {
                 store.set_floor(id, &f)?;
                 meta.floor = Some(f);

@@ -94,6 +94,21 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The engine's settings for the floor step: the run's CPU pair, peer
+    /// and scheduling, icbench's own peer, no fault.
+    pub fn floor_engine(&self, peer: PeerLaunch) -> EngineConfig {
+        crate::cmd::floor::engine(
+            self.host_cpu,
+            self.peer_cpu,
+            peer,
+            self.fifo,
+            Duration::from_nanos(self.timeout_ns),
+            &STOP,
+        )
+    }
+}
+
 /// The engine's cell for a plan cell.
 pub(crate) fn cell_spec(c: &PlanCell) -> CellSpec {
     CellSpec {
