@@ -335,28 +335,6 @@ pub struct FloorArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Measure the cells of a plan file (TOML: factors and levels,
-    /// repetitions, order, budgets; see docs/plans.md and plans/). The
-    /// other flags still set placement, peer and limits.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["links", "patterns", "sizes", "blocks", "protocol", "peer_cmd"])]
-    pub plan: Option<PathBuf>,
-
-    /// Print the cells the run would measure, in order, with an estimated
-    /// duration; measure nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-
-    /// Continue an interrupted run (Ctrl-C, kill -9, power loss, an
-    /// exhausted budget): measure its stored plan's remaining cells with its
-    /// stored settings, into the same run. RUN is a number or `latest`.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout", "channels"])]
-    pub resume: Option<String>,
-
-    /// Print one JSON object per finished cell on standard output as the
-    /// run goes (and a last one when it ends), instead of the tables.
-    #[arg(long, conflicts_with = "json")]
-    pub json_stream: bool,
-
     /// A link to measure; repeat for several. Default: every local link.
     /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;
     /// remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their
@@ -466,6 +444,28 @@ pub struct RunArgs {
     /// Results database (SQLite); created if missing.
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
+
+    /// Measure the cells of a plan file (TOML: factors and levels,
+    /// repetitions, order, budgets; see docs/plans.md and plans/). The
+    /// other flags still set placement, peer and limits.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["links", "patterns", "sizes", "blocks", "protocol", "peer_cmd"])]
+    pub plan: Option<PathBuf>,
+
+    /// Print the cells the run would measure, in order, with an estimated
+    /// duration; measure nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Continue an interrupted run (Ctrl-C, kill -9, power loss, an
+    /// exhausted budget): measure its stored plan's remaining cells with its
+    /// stored settings, into the same run. RUN is a number or `latest`.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout", "channels"])]
+    pub resume: Option<String>,
+
+    /// Print one JSON object per finished cell on standard output as the
+    /// run goes (and a last one when it ends), instead of the tables.
+    #[arg(long, conflicts_with = "json")]
+    pub json_stream: bool,
 
     /// (testing) Make the first peer of each link misbehave: die-after=N,
     /// hang-after=N, corrupt-after=N data messages; for icb-peer also
