@@ -314,129 +314,147 @@ fn has_wait(spec: &LinkSpec) -> bool {
         .is_some_and(|k| k.params.iter().any(|p| p.0 == "wait"))
 }
 
+/// One combination's levels, looked up by factor.
+struct Levels<'a> {
+    cols: &'a [Column],
+    combo: &'a Combo,
+}
+
+impl Levels<'_> {
+    fn get(&self, f: Factor) -> Option<&Resolved> {
+        let c = self.cols.iter().position(|c| c.factor == f)?;
+        Some(&self.cols[c].levels[self.combo[c]])
+    }
+
+    fn number(&self, f: Factor) -> Option<u64> {
+        match self.get(f).map(|r| &r.value) {
+            Some(Value::Number(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    fn link(&self) -> (&Resolved, &LinkSpec) {
+        match self.get(Factor::Link) {
+            Some(r @ Resolved { value: Value::Link(spec), .. }) => (r, spec),
+            _ => unreachable!("link is declared and resolves to links"),
+        }
+    }
+
+    fn pattern(&self) -> (&Resolved, Pattern) {
+        match self.get(Factor::Pattern) {
+            Some(r @ Resolved { value: Value::Pattern(p), .. }) => (r, *p),
+            _ => unreachable!("pattern has a level"),
+        }
+    }
+}
+
+/// A combination that cannot be measured, and the exclude that drops it.
+fn impossible(a: &Resolved, fa: Factor, b: &Resolved, fb: Factor, why: &str) -> PlanError {
+    let (fa, fb) = (fa.as_str(), fb.as_str());
+    PlanError::at(
+        a.line.max(b.line),
+        format!(
+            "{fa} = {} with {fb} = {} cannot be measured: {why}; drop these cells with \
+             [[exclude]] {fa} = \"{}\" and {fb} = \"{}\"",
+            a.label, b.label, a.label, b.label
+        ),
+    )
+}
+
 /// Applies one combination's levels; records which factors applied.
 fn treatment(
     cols: &[Column],
     combo: &Combo,
     applied: &mut HashSet<Factor>,
 ) -> Result<Treatment, PlanError> {
-    let level =
-        |f: Factor| cols.iter().position(|c| c.factor == f).map(|c| &cols[c].levels[combo[c]]);
-    let Some(Value::Link(spec)) = level(Factor::Link).map(|r| r.value.clone()) else {
-        unreachable!("link is declared and resolves to links")
-    };
-    let Some(Value::Pattern(pattern)) = level(Factor::Pattern).map(|r| r.value.clone()) else {
-        unreachable!("pattern has a level")
-    };
-    let number = |f| match level(f).map(|r| &r.value) {
-        Some(Value::Number(n)) => Some(*n),
-        _ => None,
-    };
-    let size_bytes = number(Factor::Size).expect("size has a level");
-    let oneway = pattern.as_str() == "oneway";
+    let lv = Levels { cols, combo };
     let mut t = Treatment {
-        link: spec.to_string(),
-        pattern,
-        size_bytes,
+        link: lv.link().1.to_string(),
+        pattern: lv.pattern().1,
+        size_bytes: lv.number(Factor::Size).expect("size has a level"),
         blocks: None,
-        channels: number(Factor::Channels).map_or(1, |n| n as u32),
+        channels: lv.number(Factor::Channels).map_or(1, |n| n as u32),
         transfer_bytes: None,
         direction: None,
         cpus: None,
         sched: None,
         factors: BTreeMap::new(),
     };
-    let impossible = |a: &Resolved, b: &Resolved, fa: Factor, fb: Factor, why: &str| {
-        PlanError::at(
-            a.line.max(b.line),
-            format!(
-                "{} = {} with {} = {} cannot be measured: {why}; drop these cells with \
-                 [[exclude]] {} = \"{}\" and {} = \"{}\"",
-                fa.as_str(),
-                a.label,
-                fb.as_str(),
-                b.label,
-                fa.as_str(),
-                a.label,
-                fb.as_str(),
-                b.label
-            ),
-        )
-    };
     for (c, col) in cols.iter().enumerate() {
         let r = &col.levels[combo[c]];
-        let applies = match (col.factor, &r.value) {
-            (Factor::Link | Factor::Pattern | Factor::Size, _) => true,
-            (Factor::Channels, _) => {
-                if t.channels > 1 && oneway {
-                    let p = level(Factor::Pattern).expect("pattern");
-                    return Err(impossible(
-                        r,
-                        p,
-                        Factor::Channels,
-                        Factor::Pattern,
-                        "oneway measures one message in flight on one link",
-                    ));
-                }
-                t.factors.insert("channels".into(), r.label.clone());
-                true
-            }
-            (Factor::Blocks, Value::Number(n)) => {
-                let on = pattern == Pattern::Bulk;
-                t.blocks = on.then_some(*n as u32);
-                on
-            }
-            (Factor::Transfer, Value::Number(n)) => {
-                let on = matches!(pattern, Pattern::PingPong | Pattern::Stream);
-                t.transfer_bytes = on.then_some(*n);
-                on
-            }
-            (Factor::Cpus, Value::Cpus(h, p)) => {
-                t.cpus = Some((*h, *p));
-                true
-            }
-            (Factor::Sched, Value::Sched(s)) => {
-                t.sched = Some(*s);
-                true
-            }
-            (Factor::Wait, Value::Text(w)) => {
-                let on = has_wait(&spec);
-                if on && spec.param("wait").is_some() {
-                    let l = level(Factor::Link).expect("link");
-                    return Err(PlanError::at(
-                        l.line,
-                        format!(
-                            "link = {} already sets wait, and wait is a factor: declare the link without ?wait=",
-                            l.label
-                        ),
-                    ));
-                }
-                if on {
-                    let mut s = spec.clone();
-                    s.params.insert("wait".into(), w.clone());
-                    t.link = s.to_string();
-                    // The link as declared, so that link and wait are two factors.
-                    t.factors.insert("link".into(), spec.to_string());
-                }
-                on
-            }
-            (Factor::Direction, Value::Text(d)) => {
-                t.direction = oneway.then(|| d.clone());
-                oneway
-            }
-            _ => unreachable!("levels resolve to their factor's value"),
-        };
-        if applies {
+        if apply(&mut t, col.factor, r, &lv)? {
             applied.insert(col.factor);
-            if matches!(
-                col.factor,
-                Factor::Transfer | Factor::Cpus | Factor::Wait | Factor::Sched | Factor::Direction
-            ) {
+            if !matches!(col.factor, Factor::Link | Factor::Pattern | Factor::Size | Factor::Blocks)
+            {
                 t.factors.insert(col.factor.as_str().into(), r.label.clone());
             }
         }
     }
     Ok(t)
+}
+
+/// Applies one factor's level `r` to `t`; false where the factor does not
+/// apply to this cell (it is then measured once, without it).
+fn apply(t: &mut Treatment, f: Factor, r: &Resolved, lv: &Levels) -> Result<bool, PlanError> {
+    let pattern = t.pattern;
+    let oneway = pattern == Pattern::OneWay;
+    Ok(match (f, &r.value) {
+        (Factor::Link | Factor::Pattern | Factor::Size, _) => true,
+        (Factor::Channels, _) => {
+            if t.channels > 1 && oneway {
+                let why = "oneway measures one message in flight on one link";
+                return Err(impossible(r, f, lv.pattern().0, Factor::Pattern, why));
+            }
+            true
+        }
+        (Factor::Blocks, Value::Number(n)) => {
+            t.blocks = (pattern == Pattern::Bulk).then_some(*n as u32);
+            t.blocks.is_some()
+        }
+        (Factor::Transfer, Value::Number(n)) => {
+            let on = matches!(pattern, Pattern::PingPong | Pattern::Stream);
+            t.transfer_bytes = on.then_some(*n);
+            on
+        }
+        (Factor::Cpus, Value::Cpus(h, p)) => {
+            t.cpus = Some((*h, *p));
+            true
+        }
+        (Factor::Sched, Value::Sched(s)) => {
+            t.sched = Some(*s);
+            true
+        }
+        (Factor::Wait, Value::Text(w)) => apply_wait(t, w, lv)?,
+        (Factor::Direction, Value::Text(d)) => {
+            t.direction = oneway.then(|| d.clone());
+            oneway
+        }
+        _ => unreachable!("levels resolve to their factor's value"),
+    })
+}
+
+/// `wait` applies to links that have a wait parameter: the link runs with
+/// it, and the link as declared is stored as the `link` factor, so that
+/// link and wait are two factors.
+fn apply_wait(t: &mut Treatment, w: &str, lv: &Levels) -> Result<bool, PlanError> {
+    let (l, spec) = lv.link();
+    if !has_wait(spec) {
+        return Ok(false);
+    }
+    if spec.param("wait").is_some() {
+        return Err(PlanError::at(
+            l.line,
+            format!(
+                "link = {} already sets wait, and wait is a factor: declare the link without ?wait=",
+                l.label
+            ),
+        ));
+    }
+    let mut s = spec.clone();
+    s.params.insert("wait".into(), w.to_string());
+    t.link = s.to_string();
+    t.factors.insert("link".into(), spec.to_string());
+    Ok(true)
 }
 
 /// Why a factor applies to no cell.
