@@ -115,13 +115,8 @@ impl Session {
 fn peer_alive(peer: &mut Peer) -> Result<(), String> {
     match peer {
         Peer::Process { child, .. } => match child.try_wait() {
-            Ok(Some(st)) => {
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    let _ = e.read_to_string(&mut err);
-                }
-                Err(describe_exit(Some(st), err.trim()).unwrap_or_else(|| "peer exited".into()))
-            }
+            Ok(Some(st)) => Err(describe_exit(Some(st), stderr_of(child).trim())
+                .unwrap_or_else(|| "peer exited".into())),
             _ => Ok(()),
         },
         _ => Ok(()),
@@ -313,41 +308,14 @@ impl Session {
             Peer::Remote => None,
             Peer::Process { mut child, hold, .. } => {
                 drop(hold);
-                let deadline = Instant::now() + if clean { QUIT_GRACE } else { Duration::ZERO };
-                let status = loop {
-                    match child.try_wait() {
-                        Ok(Some(st)) => break Some(st),
-                        Ok(None) if Instant::now() < deadline => {
-                            std::thread::sleep(Duration::from_millis(2))
-                        }
-                        _ => {
-                            let _ = child.kill();
-                            break child.wait().ok();
-                        }
-                    }
-                };
+                // The host end stays open until the peer is gone.
+                let how = reap(&mut child, if clean { QUIT_GRACE } else { Duration::ZERO });
                 drop(host);
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    let _ = e.read_to_string(&mut err);
-                }
-                describe_exit(status, err.trim())
+                how
             }
             Peer::Thread { join, abort } => {
-                abort.set();
                 drop(host);
-                // std's RawPthread is an integer even where libc's
-                // pthread_t is a pointer (musl).
-                let thread = crate::watchdog::PthreadHandle(join.as_pthread_t() as libc::pthread_t);
-                while !join.is_finished() {
-                    wake_thread(thread);
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                match join.join() {
-                    Ok(Ok(())) | Ok(Err(LinkError::Aborted | LinkError::PeerClosed)) => None,
-                    Ok(Err(e)) => Some(format!("peer thread failed: {e}")),
-                    Err(_) => Some("peer thread panicked".to_string()),
-                }
+                stop_thread(join, &abort, "peer")
             }
         }
     }
@@ -404,40 +372,58 @@ impl BareSession {
         drop(host);
         match peer {
             Peer::Remote => None,
-            Peer::Process { mut child, .. } => {
-                let deadline = Instant::now() + QUIT_GRACE;
-                let status = loop {
-                    match child.try_wait() {
-                        Ok(Some(st)) => break Some(st),
-                        Ok(None) if Instant::now() < deadline => {
-                            std::thread::sleep(Duration::from_millis(2))
-                        }
-                        _ => {
-                            let _ = child.kill();
-                            break child.wait().ok();
-                        }
-                    }
-                };
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    let _ = e.read_to_string(&mut err);
-                }
-                describe_exit(status, err.trim())
-            }
-            Peer::Thread { join, abort } => {
-                abort.set();
-                let thread = crate::watchdog::PthreadHandle(join.as_pthread_t() as libc::pthread_t);
-                while !join.is_finished() {
-                    wake_thread(thread);
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                match join.join() {
-                    Ok(Ok(())) | Ok(Err(LinkError::Aborted | LinkError::PeerClosed)) => None,
-                    Ok(Err(e)) => Some(format!("bare peer thread failed: {e}")),
-                    Err(_) => Some("bare peer thread panicked".to_string()),
-                }
+            Peer::Process { mut child, .. } => reap(&mut child, QUIT_GRACE),
+            Peer::Thread { join, abort } => stop_thread(join, &abort, "bare peer"),
+        }
+    }
+}
+
+/// Waits up to `grace` for a peer process to exit, kills it if it has
+/// not, and says how it ended when it did not end well.
+fn reap(child: &mut Child, grace: Duration) -> Option<String> {
+    let deadline = Instant::now() + grace;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                break child.wait().ok();
             }
         }
+    };
+    describe_exit(status, stderr_of(child).trim())
+}
+
+/// What an exited peer process wrote to its standard error.
+fn stderr_of(child: &mut Child) -> String {
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    err
+}
+
+/// Stops a peer thread: sets its abort, wakes it out of any blocking call
+/// until it ends, and says how it ended when it did not end well (`who`
+/// names it in the message).
+fn stop_thread(
+    join: JoinHandle<Result<(), LinkError>>,
+    abort: &Abort,
+    who: &str,
+) -> Option<String> {
+    abort.set();
+    // std's RawPthread is an integer even where libc's pthread_t is a
+    // pointer (musl).
+    let thread = crate::watchdog::PthreadHandle(join.as_pthread_t() as libc::pthread_t);
+    while !join.is_finished() {
+        wake_thread(thread);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    match join.join() {
+        Ok(Ok(())) | Ok(Err(LinkError::Aborted | LinkError::PeerClosed)) => None,
+        Ok(Err(e)) => Some(format!("{who} thread failed: {e}")),
+        Err(_) => Some(format!("{who} thread panicked")),
     }
 }
 
