@@ -2,16 +2,13 @@
 //! logs (testdata/import), then show, model, compare, export and report
 //! them; and `run --ci` on a real link. No timing is asserted.
 
+mod common;
+
+use common::icbench;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/import").join(name)

@@ -3,17 +3,13 @@
 //! timing; the checks are on structure and on arithmetic that holds on any
 //! machine (a total over the common window, offsets at least the stagger).
 
-use std::io::Write;
+mod common;
+
+use common::{icbench, runs_here};
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 fn db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -34,16 +30,6 @@ fn run_json(db: &Path, args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn runs_here(spec: &str) -> bool {
-    match icbench_link::probe::unsupported(spec) {
-        None => true,
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "SKIP {spec}: {why}");
-            false
-        }
-    }
 }
 
 fn u(v: &Value) -> u64 {

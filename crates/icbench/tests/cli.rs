@@ -2,18 +2,14 @@
 //! pty, the real store. Cells are kept short (`--cell-time 5ms`); nothing
 //! here asserts a timing, only behaviour.
 
-use std::io::Write;
+mod common;
+
+use common::{icbench, reason, rows, runs_here};
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 struct Db {
     _dir: tempfile::TempDir,
@@ -40,27 +36,6 @@ fn run_json(db: &Path, args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Whether link `spec` can work on this system (`icbench_link::probe`: e.g.
-/// qemu-user has no netlink sockets and no TCGETS2); if not, says why on
-/// stderr, past the test harness's capture, and the caller leaves it out.
-fn runs_here(spec: &str) -> bool {
-    match icbench_link::probe::unsupported(spec) {
-        None => true,
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "SKIP {spec}: {why}");
-            false
-        }
-    }
-}
-
-fn rows<'a>(v: &'a Value, pattern: &str) -> &'a Vec<Value> {
-    v[pattern].as_array().unwrap()
-}
-
-fn reason(row: &Value) -> String {
-    row["reason"].as_str().unwrap_or("").to_string()
 }
 
 #[test]
@@ -355,8 +330,7 @@ fn a_corrupted_echo_is_caught_and_named() {
 fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     let db = db();
     // Through the target's runner (qemu-user for ARM) when there is one.
-    let child = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
-        .unwrap()
+    let child = common::icbench_process()
         .args([
             "run",
             "--no-floor",

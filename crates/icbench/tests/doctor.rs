@@ -1,14 +1,13 @@
 //! `icbench doctor` end to end: on a fake board tree given with `--root`
 //! (text and JSON), on the live machine, and with bad input.
 
+mod common;
+
+use common::icbench;
+
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    Command::cargo_bin("icbench").expect("the icbench binary is built")
-}
 
 fn put(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

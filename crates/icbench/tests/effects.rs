@@ -3,23 +3,19 @@
 //! refusals (exit 2, one line); and a real small run analysed (no numbers
 //! asserted on timed data).
 
+mod common;
+
+use common::{icbench, meta};
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use assert_cmd::Command;
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern, PeerMode,
-    RunMeta, RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern,
 };
 use icbench_store::Store;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 fn ok(db: &Path, args: &[&str]) -> String {
     let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
@@ -33,32 +29,6 @@ fn fails(db: &Path, args: &[&str]) -> String {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     err
-}
-
-fn meta() -> RunMeta {
-    RunMeta {
-        cpu_model: "test".into(),
-        online_cpus: "0-1".into(),
-        host_cpu: 0,
-        peer_cpu: 1,
-        peer_mode: PeerMode::Thread,
-        sched: Sched::Other,
-        mlock: false,
-        kernel_release: "6.1".into(),
-        governor: None,
-        hostname: "synthetic".into(),
-        icbench_version: "0.1.0".into(),
-        git_commit: None,
-        command_line: vec!["icbench".into(), "run".into()],
-        started_unix_ns: 1,
-        ended_unix_ns: Some(2),
-        clock: "CLOCK_MONOTONIC_RAW".into(),
-        clock_overhead_ns: 20.0,
-        status: RunStatus::Finished,
-        floor: None,
-        fast_counter: None,
-        notes: vec![],
-    }
 }
 
 /// A measured cell whose p50 latency is exactly `p50_ns` (every sample the
@@ -85,7 +55,7 @@ fn measured(key: CellKey, p50_ns: u64, bytes_per_s: u64) -> CellResult {
 
 fn store_run(db: &Path, cells: &[CellResult]) -> i64 {
     let mut store = Store::open(db).unwrap();
-    let run = store.begin_run(&meta()).unwrap();
+    let run = store.begin_run(&meta("0-1")).unwrap();
     for c in cells {
         store.insert_cell(run, c).unwrap();
     }

@@ -4,52 +4,22 @@
 //! `icbench report` (the SVG heat map); and a real small plan run over all
 //! pairs of this machine's CPUs (no timed figure asserted).
 
+mod common;
+
+use common::{icbench, meta};
+
 use std::path::Path;
 
-use assert_cmd::Command;
 use icbench_model::{
-    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern, PeerMode,
-    RunMeta, RunStatus, Sched,
+    CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern,
 };
 use icbench_store::Store;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 fn ok(db: &Path, args: &[&str]) -> String {
     let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
     assert!(out.status.success(), "icbench {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn meta() -> RunMeta {
-    RunMeta {
-        cpu_model: "test".into(),
-        online_cpus: "0-2".into(),
-        host_cpu: 0,
-        peer_cpu: 1,
-        peer_mode: PeerMode::Thread,
-        sched: Sched::Other,
-        mlock: false,
-        kernel_release: "6.1".into(),
-        governor: None,
-        hostname: "synthetic".into(),
-        icbench_version: "0.1.0".into(),
-        git_commit: None,
-        command_line: vec!["icbench".into(), "run".into()],
-        started_unix_ns: 1,
-        ended_unix_ns: Some(2),
-        clock: "CLOCK_MONOTONIC_RAW".into(),
-        clock_overhead_ns: 20.0,
-        status: RunStatus::Finished,
-        floor: None,
-        fast_counter: None,
-        notes: vec![],
-    }
 }
 
 /// A measured cell whose every sample is `ns` (exact below 2048 ns).
@@ -78,7 +48,7 @@ fn measured(key: CellKey, ns: u64) -> CellResult {
 /// carries HTML, which must come out escaped.
 fn all_pairs_store(db: &Path) -> i64 {
     let mut store = Store::open(db).unwrap();
-    let run = store.begin_run(&meta()).unwrap();
+    let run = store.begin_run(&meta("0-2")).unwrap();
     for h in 0..3u64 {
         for p in (0..3u64).filter(|&p| p != h) {
             for rep in 0..2u64 {
@@ -175,7 +145,7 @@ fn a_run_without_cpu_pairs_has_no_cpu_pairs_in_its_json() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let mut store = Store::open(&db).unwrap();
-    let run = store.begin_run(&meta()).unwrap();
+    let run = store.begin_run(&meta("0-2")).unwrap();
     let key = CellKey::new("pipe", Pattern::PingPong, 64).with("cpus", "0,1");
     store.insert_cell(run, &measured(key, 500)).unwrap();
     drop(store);

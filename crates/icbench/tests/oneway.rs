@@ -4,17 +4,14 @@
 //! corrupting peer failing the cell in either direction. No timed
 //! assertion: the bound compares two figures of the same run.
 
+mod common;
+
+use common::icbench;
+
 use std::io::Write;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 /// `icbench run --json` with short cells and no floor; returns the JSON.
 fn run_json(db: &Path, args: &[&str]) -> Value {

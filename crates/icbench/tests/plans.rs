@@ -2,26 +2,14 @@
 //! `--dry-run` and `--json-stream`, the plan's budget, and `run --resume`
 //! after the process was killed with SIGKILL. Only behaviour is asserted.
 
+mod common;
+
+use common::{icbench, icbench_process};
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
-
-/// The binary as cargo would run it (through the target's runner, e.g.
-/// qemu-user), for tests that need the child process itself.
-fn icbench_process() -> std::process::Command {
-    let mut c = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
-        .unwrap();
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 struct Dir {
     dir: tempfile::TempDir,

@@ -5,12 +5,15 @@
 //! board's UART would be. Faults are injected by icb-peer (`--fault`).
 //! Nothing here asserts a timing.
 
+mod common;
+
+use common::{icbench, rows};
+
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -43,12 +46,6 @@ fn icb_peer() -> Option<&'static str> {
     .as_deref()
 }
 
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
-
 fn run_json(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let out = icbench()
@@ -63,10 +60,6 @@ fn run_json(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn rows<'a>(v: &'a Value, pattern: &str) -> &'a Vec<Value> {
-    v[pattern].as_array().unwrap()
 }
 
 fn all_ok(v: &Value, pattern: &str, protocol: &str, n: usize) {

@@ -5,14 +5,18 @@
 //! peer. This machine's kernel has no rpmsg or remoteproc; nothing here
 //! touches real devices. Nothing asserts a timing.
 
+mod common;
+
+use common::{reason, rows};
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB").env_remove("ICBENCH_SYSFS_ROOT").env_remove("ICBENCH_DEV_ROOT");
+fn icbench() -> assert_cmd::Command {
+    let mut c = common::icbench();
+    c.env_remove("ICBENCH_SYSFS_ROOT").env_remove("ICBENCH_DEV_ROOT");
     c
 }
 
@@ -85,14 +89,6 @@ impl Fake {
         assert!(out.status.success(), "icbench run {args:?} failed: {err}");
         (serde_json::from_slice(&out.stdout).unwrap(), err)
     }
-}
-
-fn rows<'a>(v: &'a Value, pattern: &str) -> &'a Vec<Value> {
-    v[pattern].as_array().unwrap()
-}
-
-fn reason(row: &Value) -> String {
-    row["reason"].as_str().unwrap_or("").to_string()
 }
 
 #[test]
@@ -208,31 +204,29 @@ fn ctrl_c_destroys_the_endpoint() {
         "rpmsg-ctrl:{}?name=echo&dst=30&emulate=seqpacket",
         f.dev().join("rpmsg_ctrl0").display()
     );
-    let mut child =
-        <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
-            .unwrap()
-            .arg("--sysfs-root")
-            .arg(f.sys())
-            .arg("--dev-root")
-            .arg(f.dev())
-            .args([
-                "run",
-                "--no-floor",
-                "--cell-time",
-                "30s",
-                "-p",
-                "pingpong",
-                "-s",
-                "64",
-                "-L",
-                &spec,
-                "--db",
-            ])
-            .arg(f.db())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+    let mut child = common::icbench_process()
+        .arg("--sysfs-root")
+        .arg(f.sys())
+        .arg("--dev-root")
+        .arg(f.dev())
+        .args([
+            "run",
+            "--no-floor",
+            "--cell-time",
+            "30s",
+            "-p",
+            "pingpong",
+            "-s",
+            "64",
+            "-L",
+            &spec,
+            "--db",
+        ])
+        .arg(f.db())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     // Wait until the endpoint exists (the cell is being measured).
     while f.endpoint_devices().is_empty() {
         assert!(child.try_wait().unwrap().is_none(), "icbench ended before the endpoint was made");
@@ -249,8 +243,7 @@ fn ctrl_c_destroys_the_endpoint() {
 fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
     let f = Fake::new();
     let state = f.rproc().join("state");
-    let child = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
-        .unwrap()
+    let child = common::icbench_process()
         .arg("--sysfs-root")
         .arg(f.sys())
         .args([

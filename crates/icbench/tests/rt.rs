@@ -1,16 +1,13 @@
 //! `icbench timer` and `icbench wakeup` end to end: options, the store, the
 //! rt-tests-style JSON and histogram text, loads, and bad input.
 
+mod common;
+
+use common::icbench;
+
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-fn icbench() -> Command {
-    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
-    c.env_remove("ICBENCH_DB");
-    c
-}
 
 fn tmp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,78 @@
+//! What the binary's test files share: starting icbench the way cargo runs
+//! it, skipping a link this system cannot offer, reading rows out of a
+//! run's JSON, and the metadata of a synthetic run. Each test file uses a
+//! part of it.
+#![allow(dead_code)]
+
+use std::io::Write;
+
+use assert_cmd::Command;
+use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
+use serde_json::Value;
+
+/// The icbench binary, without a results database from the environment.
+pub fn icbench() -> Command {
+    let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+/// The binary as a `std` command (for tests that need the child process
+/// itself: signals, streamed output), through the target's runner (e.g.
+/// qemu-user for ARM) when there is one.
+pub fn icbench_process() -> std::process::Command {
+    let mut c = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
+        .expect("the icbench binary is built");
+    c.env_remove("ICBENCH_DB");
+    c
+}
+
+/// Whether link `spec` can work on this system (`icbench_link::probe`: e.g.
+/// qemu-user has no netlink sockets and no TCGETS2); if not, says why on
+/// stderr, past the test harness's capture, and the caller leaves it out.
+pub fn runs_here(spec: &str) -> bool {
+    match icbench_link::probe::unsupported(spec) {
+        None => true,
+        Some(why) => {
+            let _ = writeln!(std::io::stderr(), "SKIP {spec}: {why}");
+            false
+        }
+    }
+}
+
+/// The rows of one section (`pingpong`, `stream` …) of a run's JSON.
+pub fn rows<'a>(v: &'a Value, section: &str) -> &'a Vec<Value> {
+    v[section].as_array().unwrap()
+}
+
+/// A row's failure reason, or "".
+pub fn reason(row: &Value) -> String {
+    row["reason"].as_str().unwrap_or("").to_string()
+}
+
+/// The metadata of a synthetic run on the CPUs `online` (e.g. "0-1").
+pub fn meta(online: &str) -> RunMeta {
+    RunMeta {
+        cpu_model: "test".into(),
+        online_cpus: online.into(),
+        host_cpu: 0,
+        peer_cpu: 1,
+        peer_mode: PeerMode::Thread,
+        sched: Sched::Other,
+        mlock: false,
+        kernel_release: "6.1".into(),
+        governor: None,
+        hostname: "synthetic".into(),
+        icbench_version: "0.1.0".into(),
+        git_commit: None,
+        command_line: vec!["icbench".into(), "run".into()],
+        started_unix_ns: 1,
+        ended_unix_ns: Some(2),
+        clock: "CLOCK_MONOTONIC_RAW".into(),
+        clock_overhead_ns: 20.0,
+        status: RunStatus::Finished,
+        floor: None,
+        fast_counter: None,
+        notes: vec![],
+    }
+}
