@@ -116,7 +116,7 @@ impl CellSpec {
     /// The cell's key: the link, pattern and size, with `direction`,
     /// `channels` and `transfer` (bytes per channel) as factors when they
     /// differ from one timed link. A plan names its factors the same way.
-    fn key(&self, cfg: &EngineConfig, spec: &LinkSpec) -> CellKey {
+    pub fn key(&self, cfg: &EngineConfig, spec: &LinkSpec) -> CellKey {
         let mut key = CellKey {
             protocol: cfg.protocol.map(|p| p.as_str().to_string()),
             blocks: self.blocks,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use icbench_engine::{LinkRun, cpu};
 use icbench_link::LinkSpec;
-use icbench_model::{CellKey, CellOutcome, CellResult, RunMeta, RunStatus};
+use icbench_model::{CellOutcome, CellResult, RunMeta, RunStatus};
 use icbench_plan::{Plan, PlanCell};
 use icbench_store::{RunId, RunSource, Store};
 
@@ -127,10 +127,8 @@ fn start(
         meta.notes.push(plan_note(plan, &settings.source));
     }
     // What each link reaches (for rpmsg: the remote core's firmware and state).
-    let mut links: Vec<&str> = plan.cells.iter().map(|c| c.link.as_str()).collect();
-    links.dedup();
     let mut seen = HashSet::new();
-    for l in links.into_iter().filter(|l| seen.insert(*l)) {
+    for l in plan.cells.iter().map(|c| c.link.as_str()).filter(|l| seen.insert(*l)) {
         if let Ok(spec) = LinkSpec::parse(l) {
             meta.notes.extend(icbench_link::notes(&spec));
         }
@@ -265,10 +263,12 @@ fn measure(
         let spec = LinkSpec::parse(&c0.link)
             .map_err(|e| anyhow::anyhow!("the plan's link '{}' no longer parses: {e}", c0.link))?;
         rec.expect(group);
+        let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
         if let Err(reason) = place_cell(settings, c0) {
             // Every cell of the group fails with the reason; the run goes on.
-            for c in group {
-                let key = cell_key(settings, c);
+            let cfg = settings.engine(c0, cell_time, peer.clone(), None);
+            for c in &specs {
+                let key = c.key(&cfg, &spec);
                 icbench_engine::Observer::cell_started(&mut rec, &key);
                 let outcome = CellOutcome::Failed { reason: format!("placing the host: {reason}") };
                 icbench_engine::Observer::cell_finished(&mut rec, &CellResult { key, outcome });
@@ -277,7 +277,6 @@ fn measure(
         }
         let f = if faulted.insert(c0.link.clone()) { fault } else { None };
         let cfg = settings.engine(c0, cell_time, peer.clone(), f);
-        let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
         if icbench_engine::run_link(&cfg, &spec, &specs, &mut rec) == LinkRun::Interrupted {
             status.0 = RunStatus::Interrupted;
             break;
@@ -293,15 +292,6 @@ fn measure(
         );
     }
     Ok((status.0, status.1, notes))
-}
-
-/// The key the engine gives a cell (for cells that never reach it).
-fn cell_key(settings: &Settings, c: &PlanCell) -> CellKey {
-    CellKey {
-        protocol: settings.protocol.clone(),
-        blocks: c.blocks,
-        ..CellKey::new(c.link.clone(), c.pattern, c.size_bytes)
-    }
 }
 
 /// Records how the run ended and prints it.
