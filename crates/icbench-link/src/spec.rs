@@ -49,6 +49,12 @@ pub const KINDS: &[KindInfo] = &[
             ("wait", &["spin", "yield", "futex"], "how an empty or full ring is waited on"),
             ("copy", &["copy", "zero"], "zero: the sender builds the message in the ring"),
             ("slots", &[], "messages the ring holds per direction (power of two)"),
+            (
+                "push",
+                &["demote", "none"],
+                "demote: push each message of up to 256 B to the shared cache after publishing \
+                 (x86 CLDEMOTE; the default there, a no-op elsewhere)",
+            ),
         ],
         path: "",
         help: "SPSC ring in shared memory between the two processes",

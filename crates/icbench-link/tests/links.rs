@@ -16,6 +16,7 @@ const SPECS: &[&str] = &[
     "shm?wait=yield",
     "shm?copy=zero",
     "shm?wait=futex&copy=zero&slots=2",
+    "shm?push=none",
     "pipe",
     "unix",
     "seqpacket",
@@ -71,7 +72,7 @@ fn every_link_echoes_every_size_it_can_carry() {
             l.caps().max_msg_bytes
         };
         let sizes: Vec<usize> =
-            [1, 2, 7, 64, 496, 4096, 65536].into_iter().filter(|&s| s <= max).collect();
+            [1, 2, 7, 64, 248, 249, 496, 4096, 65536].into_iter().filter(|&s| s <= max).collect();
         let rounds = 20;
         let (mut host, peer) = start(spec, sizes.clone(), rounds);
         let mut rx = vec![0u8; 1 << 17];
@@ -153,4 +154,28 @@ fn abort_wakes_a_spinning_or_sleeping_receive() {
         assert!(matches!(err, LinkError::Aborted), "{spec}: {err}");
         setter.join().unwrap();
     }
+}
+
+#[test]
+fn shm_push_is_demote_on_x86_64_and_refused_by_name_elsewhere() {
+    let spec = LinkSpec::parse("shm?push=demote").unwrap();
+    match open(&spec, Abort::new()) {
+        Ok((_link, handoff)) => {
+            assert!(cfg!(target_arch = "x86_64"), "push=demote opened off x86_64");
+            assert!(handoff.text.contains("push=1"), "{}", handoff.text);
+        }
+        Err(e) => {
+            assert!(!cfg!(target_arch = "x86_64"), "push=demote refused on x86_64: {e}");
+            assert_eq!(
+                e.to_string(),
+                "shm: push=demote needs x86_64 (CLDEMOTE); use push=none on this build"
+            );
+        }
+    }
+    // The default follows the build: pushed on x86_64, not elsewhere.
+    let (_link, handoff) = open(&LinkSpec::parse("shm").unwrap(), Abort::new()).unwrap();
+    let want = if cfg!(target_arch = "x86_64") { "push=1" } else { "push=0" };
+    assert!(handoff.text.contains(want), "{}", handoff.text);
+    let e = LinkSpec::parse("shm?push=always").unwrap_err().to_string();
+    assert_eq!(e, "link 'shm': push=always is not allowed: use demote or none");
 }
