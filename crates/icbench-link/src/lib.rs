@@ -18,6 +18,7 @@ mod spec;
 mod sys;
 mod sysfs;
 
+pub mod hint;
 pub mod probe;
 pub mod reference;
 pub mod remoteproc;

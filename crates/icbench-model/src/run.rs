@@ -113,6 +113,12 @@ pub struct Floor {
     /// Median round trip with one line per direction, ns: the least a
     /// two-way channel with separate directions can cost.
     pub two_line_rtt_ns: Option<f64>,
+    /// Median round trip of a 64 B message and its sequence word in one
+    /// slot shared by both directions, answered in place, ns: the least we
+    /// know how to pay for 64 B each way (icbench-engine's floor,
+    /// `Trip::Slot64`). `None` in runs stored before it was measured.
+    #[serde(default)]
+    pub slot64_rtt_ns: Option<f64>,
     /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
     pub memcpy_bytes_per_s: f64,
     /// Size of each memcpy in the bandwidth measurement, bytes.

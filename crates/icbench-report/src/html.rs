@@ -115,8 +115,14 @@ fn meta_table(h: &mut String, v: &RunView) {
             rows.push((
                 "floor",
                 format!(
-                    "cache-line round trip {} · memcpy {}",
+                    "cache-line round trip {}{}{} · memcpy {}",
                     format::ns(f.cacheline_rtt_ns),
+                    f.two_line_rtt_ns
+                        .map(|t| format!(" · two-line round trip {}", format::ns(t)))
+                        .unwrap_or_default(),
+                    f.slot64_rtt_ns
+                        .map(|t| format!(" · 64 B slot round trip {}", format::ns(t)))
+                        .unwrap_or_default(),
                     format::rate(f.memcpy_bytes_per_s, "B/s")
                 ),
             ));
@@ -161,6 +167,32 @@ fn run_section(h: &mut String, figs: &mut Vec<(String, String)>, r: &ReportRun<'
     histogram_figures(h, figs, id, r.cells);
     stats_table(h, v);
     model_table(h, &models);
+    targets_table(h, v);
+}
+
+/// Issue 2's targets against the run's own floor, with the reason under a
+/// verdict that needs one.
+fn targets_table(h: &mut String, v: &RunView) {
+    if v.targets.is_empty() {
+        return;
+    }
+    h.push_str("<h3>Targets (ratios against this run's floor)</h3><table><tr><th class=\"l\">target</th><th>ratio</th><th class=\"l\">required</th><th class=\"l\">met</th></tr>");
+    for t in &v.targets {
+        let ratio = t.ratio_text();
+        let _ = write!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+            esc(t.name),
+            esc(&ratio),
+            esc(t.bound),
+            esc(t.verdict.as_str())
+        );
+    }
+    h.push_str("</table>");
+    for t in v.targets.iter().filter(|t| t.why.is_some()) {
+        let why = t.why.as_deref().unwrap_or_default();
+        let _ = write!(h, "<p>{}: {}: {}</p>", esc(t.name), esc(t.verdict.as_str()), esc(why));
+    }
 }
 
 fn model_curve(models: &ModelView, link: &str, pattern: &str) -> Vec<(f64, f64)> {

@@ -568,6 +568,9 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         if let Some(t) = f.two_line_rtt_ns {
             write!(out, " (two lines, one per direction: {})", format::ns(t))?;
         }
+        if let Some(t) = f.slot64_rtt_ns {
+            write!(out, " · 64 B slot round trip {}", format::ns(t))?;
+        }
         write!(
             out,
             " · memcpy {} ({} blocks)",
@@ -646,15 +649,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\ntargets (ratios against this run's floor)")?;
         let mut t = table(&["target", "ratio", "required", "met"]);
         for g in &view.targets {
-            let ratio = match (g.ratio_ci95_lo, g.ratio_ci95_hi) {
-                (Some(lo), Some(hi)) => format!(
-                    "{} (ci95 {} … {})",
-                    format::ratio_near_1(g.ratio),
-                    format::ratio_near_1(lo),
-                    format::ratio_near_1(hi)
-                ),
-                _ => format::ratio(g.ratio),
-            };
+            let ratio = g.ratio_text();
             t.add_row(vec![
                 g.name.to_string(),
                 ratio,
@@ -664,6 +659,11 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         }
         right_align(&mut t, 1);
         writeln!(out, "{t}")?;
+        for g in &view.targets {
+            if let Some(why) = &g.why {
+                writeln!(out, "{}: {}: {why}", g.name, g.verdict.as_str())?;
+            }
+        }
     }
     warnings(view, out)
 }

@@ -583,7 +583,8 @@ impl Store {
                         hostname, icbench_version, git_commit, command_line_json, clock,
                         clock_overhead_ns, floor_cacheline_rtt_ns, floor_memcpy_bytes_per_s,
                         floor_memcpy_block_bytes, notes_json,
-                        floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns, floor_two_line_rtt_ns
+                        floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns, floor_two_line_rtt_ns,
+                        floor_slot64_rtt_ns
                  FROM runs WHERE id = ?1",
                 [run.0],
                 |r| {
@@ -615,6 +616,7 @@ impl Store {
                         floor_syscall_pipe_rtt_ns: r.get(25)?,
                         floor_syscall_unix_rtt_ns: r.get(26)?,
                         floor_two_line_rtt_ns: r.get(27)?,
+                        floor_slot64_rtt_ns: r.get(28)?,
                         notes_json: r.get(24)?,
                     })
                 },
@@ -768,6 +770,7 @@ struct RunRow {
     floor_memcpy_block_bytes: Option<u64>,
     floor_syscall_pipe_rtt_ns: Option<f64>,
     floor_two_line_rtt_ns: Option<f64>,
+    floor_slot64_rtt_ns: Option<f64>,
     floor_syscall_unix_rtt_ns: Option<f64>,
     notes_json: String,
 }
@@ -802,6 +805,7 @@ impl RunRow {
             memcpy_bytes_per_s: nan_from_null(self.floor_memcpy_bytes_per_s),
             memcpy_block_bytes: block,
             two_line_rtt_ns: self.floor_two_line_rtt_ns,
+            slot64_rtt_ns: self.floor_slot64_rtt_ns,
             syscall_pipe_rtt_ns: self.floor_syscall_pipe_rtt_ns,
             syscall_unix_rtt_ns: self.floor_syscall_unix_rtt_ns,
             syscall_pipe: None,
@@ -972,7 +976,8 @@ fn write_floor(
     conn.execute(
         "UPDATE runs SET floor_cacheline_rtt_ns = ?2, floor_memcpy_bytes_per_s = ?3,
                          floor_memcpy_block_bytes = ?4, floor_syscall_pipe_rtt_ns = ?5,
-                         floor_syscall_unix_rtt_ns = ?6, floor_two_line_rtt_ns = ?7
+                         floor_syscall_unix_rtt_ns = ?6, floor_two_line_rtt_ns = ?7,
+                         floor_slot64_rtt_ns = ?8
          WHERE id = ?1",
         params![
             run.0,
@@ -981,7 +986,8 @@ fn write_floor(
             block,
             floor.syscall_pipe_rtt_ns,
             floor.syscall_unix_rtt_ns,
-            floor.two_line_rtt_ns
+            floor.two_line_rtt_ns,
+            floor.slot64_rtt_ns
         ],
     )
     .map_err(sql(path, "recording the floor"))

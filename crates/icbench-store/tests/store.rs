@@ -343,6 +343,7 @@ fn every_outcome_kind_round_trips_with_every_field() {
     let floor = Floor {
         cacheline_rtt_ns: 84.5,
         two_line_rtt_ns: Some(160.0),
+        slot64_rtt_ns: Some(330.0),
         memcpy_bytes_per_s: 1.25e9,
         memcpy_block_bytes: 1 << 20,
         syscall_pipe_rtt_ns: Some(3100.0),
@@ -396,6 +397,7 @@ fn finish_run_floor_replaces_the_stored_one() {
     let first = Floor {
         cacheline_rtt_ns: 1.0,
         two_line_rtt_ns: None,
+        slot64_rtt_ns: None,
         memcpy_bytes_per_s: 2.0,
         memcpy_block_bytes: 3,
         syscall_pipe_rtt_ns: None,
@@ -406,6 +408,7 @@ fn finish_run_floor_replaces_the_stored_one() {
     let last = Floor {
         cacheline_rtt_ns: 70.0,
         two_line_rtt_ns: None,
+        slot64_rtt_ns: None,
         memcpy_bytes_per_s: 9.5e9,
         memcpy_block_bytes: 4096,
         syscall_pipe_rtt_ns: None,
@@ -448,6 +451,7 @@ fn nan_floats_come_back_as_nan() {
         floor: Some(Floor {
             cacheline_rtt_ns: f64::NAN,
             two_line_rtt_ns: None,
+            slot64_rtt_ns: None,
             memcpy_bytes_per_s: f64::INFINITY,
             memcpy_block_bytes: 0,
             syscall_pipe_rtt_ns: None,
@@ -776,6 +780,7 @@ fn a_missing_run_is_named_with_advice() {
     let floor = Floor {
         cacheline_rtt_ns: 1.0,
         two_line_rtt_ns: None,
+        slot64_rtt_ns: None,
         memcpy_bytes_per_s: 1.0,
         memcpy_block_bytes: 1,
         syscall_pipe_rtt_ns: None,

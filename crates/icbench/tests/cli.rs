@@ -167,6 +167,7 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     let floor = &v["meta"]["floor"];
     assert!(floor["cacheline_rtt_ns"].as_f64().unwrap() > 0.0);
     assert!(floor["two_line_rtt_ns"].as_f64().unwrap() > 0.0);
+    assert!(floor["slot64_rtt_ns"].as_f64().unwrap() > 0.0);
     assert!(floor["memcpy_bytes_per_s"].as_f64().unwrap() > 0.0);
     assert!(floor["syscall_pipe_rtt_ns"].as_f64().unwrap() > 0.0);
     let names: Vec<&str> =
@@ -176,6 +177,18 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
         "{names:?}"
     );
     assert!(names.iter().any(|n| n.starts_with("shm (spin) stream 64 KiB")), "{names:?}");
+    assert!(names.iter().any(|n| n.contains("÷ 64 B slot round trip")), "{names:?}");
+    // The cache-line target is out of reach exactly when the run's own slot
+    // floor is past 1.5 × the line, and then it says why.
+    let line = &v["targets"][0];
+    let slot_over_line =
+        floor["slot64_rtt_ns"].as_f64().unwrap() / floor["cacheline_rtt_ns"].as_f64().unwrap();
+    if line["met"] == false && slot_over_line > 1.5 {
+        assert_eq!(line["verdict"], "out_of_reach", "{line}");
+        assert!(line["why"].as_str().unwrap().contains("span two cache lines"), "{line}");
+    } else {
+        assert!(line.get("why").is_none(), "{line}");
+    }
     assert!(names.iter().any(|n| n.starts_with("pipe 64 B")), "{names:?}");
     assert!(v["meta"]["clock_overhead_ns"].as_f64().unwrap() > 0.0);
     assert_eq!(v["meta"]["clock"], "CLOCK_MONOTONIC_RAW");
@@ -207,6 +220,7 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
     assert_eq!(shown["meta"]["floor"]["syscall_pipe"], floor["syscall_pipe"]);
     assert_eq!(shown["meta"]["floor"]["syscall_unix"], floor["syscall_unix"]);
+    assert_eq!(shown["meta"]["floor"]["slot64_rtt_ns"], floor["slot64_rtt_ns"]);
 }
 
 #[test]

@@ -25,7 +25,8 @@
 //!
 //! `push=demote` (the default on x86_64): after publishing a message of up
 //! to 256 B, the producer pushes its lines to the shared cache with
-//! CLDEMOTE ([`demote`]); `push=none` leaves them where they were written.
+//! CLDEMOTE ([`crate::hint::demote`]); `push=none` leaves them where they
+//! were written.
 //! Whichever is chosen, nothing of a slot is touched by its producer after
 //! the release store — the consumer takes the line the moment the sequence
 //! word lands.
@@ -139,7 +140,7 @@ struct Options {
     slots: u32,
     wait: Wait,
     zero_copy: bool,
-    /// Push each small message's lines toward the consumer ([`demote`]).
+    /// Push each small message's lines toward the consumer ([`crate::hint::demote`]).
     push: bool,
 }
 
@@ -325,7 +326,8 @@ impl ShmLink {
         // read of the length there cost 20 % at 32 B (the consumer takes the
         // line as soon as the sequence word lands; measured 2026-11-22).
         if self.push && SLOT_HDR + len <= PUSH_MAX {
-            demote(slot, SLOT_HDR + len);
+            // SAFETY: the slot spans at least SLOT_HDR + len bytes of the ring.
+            unsafe { crate::hint::demote(slot, SLOT_HDR + len) };
         }
         self.wake(seq, self.tx.cons_sleeping());
     }
@@ -360,33 +362,6 @@ impl ShmLink {
 /// from the producer's cache anyway: pushing the first lines of 1 KiB
 /// messages cost stream 9 % (2026-11-22, see docs/results.md).
 const PUSH_MAX: usize = 256;
-
-/// Pushes the 64-byte lines of `len` bytes from `p` out of this core's
-/// private caches into the cache both cores share (L3 on x86 servers), so
-/// the consumer's reads are served there instead of by snoops into this
-/// core. CLDEMOTE is the hint meant for this producer–consumer hand-over;
-/// "on processors which do not support the CLDEMOTE instruction (including
-/// legacy hardware) the instruction will be treated as a NOP" (Intel SDM
-/// vol. 2A, CLDEMOTE), so no feature check is needed.
-///
-/// It pays from two lines up. The consumer polls the line of the sequence
-/// word, then reads the next one: two misses, one after the other, and the
-/// second is the cheaper for being served from the shared cache. Measured
-/// on this repo's VM (2026-11-22, 8 random-order replicates; copy mode):
-/// 64 B round trip 460 → 358 ns, 256 B 542 → 468 ns, 32 B unchanged.
-#[inline]
-fn demote(p: *const u8, len: usize) {
-    #[cfg(target_arch = "x86_64")]
-    for off in (0..len).step_by(64) {
-        // SAFETY: a cache hint on mapped memory; it reads and writes nothing
-        // architecturally visible.
-        unsafe {
-            std::arch::asm!("cldemote [{}]", in(reg) p.add(off), options(nostack, preserves_flags, readonly))
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (p, len);
-}
 
 /// The payload of a slot.
 #[inline]

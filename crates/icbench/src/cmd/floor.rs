@@ -116,6 +116,10 @@ fn print_text(host: u32, peer: u32, f: &Floor) {
         f.two_line_rtt_ns.map_or("not measured".into(), format::ns)
     );
     println!(
+        "  64 B slot round trip     {} (64 B and its sequence word, one slot answered in place)",
+        f.slot64_rtt_ns.map_or("not measured".into(), format::ns)
+    );
+    println!(
         "  memcpy bandwidth         {} ({} blocks, one thread)",
         format::rate(f.memcpy_bytes_per_s, "B/s"),
         format::bytes(f.memcpy_block_bytes)
