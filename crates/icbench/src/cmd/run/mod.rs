@@ -72,8 +72,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 
 /// A run from a plan file: the file's cells, the flags' settings.
 pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags> {
-    let mut run = flags::settings(a, path.display().to_string())?;
-    if let Some(p) = &run.settings.protocol {
+    let flags::FlagSettings { settings, fault, notes, cell_time_ns } =
+        flags::settings(a, path.display().to_string())?;
+    if let Some(p) = &settings.protocol {
         return Err(bad(format!(
             "--plan with --protocol {p}: a plan measures local links with icbench's own peer; \
              drop --protocol"
@@ -81,11 +82,11 @@ pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags
     }
     let ctx = icbench_plan::Context {
         online: cpu::CpuList::usable().cpus,
-        default_cell_time: Duration::from_nanos(run.plan.cell_time_ns),
+        default_cell_time: Duration::from_nanos(cell_time_ns),
         seed_if_absent: fresh_seed(),
     };
-    (run.plan, run.seeded) = crate::cmd::plan::load(path, &ctx)?;
-    Ok(run)
+    let (plan, seeded) = crate::cmd::plan::load(path, &ctx)?;
+    Ok(FromFlags { plan, settings, fault, notes, seeded })
 }
 
 /// A seed for a plan that names none (recorded with the run, so any value
