@@ -239,6 +239,8 @@ fn measure(
     let peer = settings::peer_launch(settings.peer)?;
     let mut rec = Recorder::new(store, run, plan.cells.len(), done, json_stream);
     let mut faulted = HashSet::new();
+    // Kept across the groups: each CPU pair's clock is checked once a run.
+    let mut clocks = icbench_engine::ClockChecks::new();
     let mut status = (RunStatus::Finished, None);
     for (i, group) in groups(todo).into_iter().enumerate() {
         if STOP.load(Ordering::SeqCst) {
@@ -278,7 +280,9 @@ fn measure(
         }
         let f = if faulted.insert(c0.link.clone()) { fault } else { None };
         let cfg = settings.engine(c0, cell_time, peer.clone(), f);
-        if icbench_engine::run_link(&cfg, &spec, &specs, &mut rec) == LinkRun::Interrupted {
+        if icbench_engine::run_link(&cfg, &spec, &specs, &mut clocks, &mut rec)
+            == LinkRun::Interrupted
+        {
             status.0 = RunStatus::Interrupted;
             break;
         }
