@@ -5,13 +5,14 @@
 //! over its own interval and adds the per-thread rates: a thread that starts
 //! late or finishes early has a short interval and a high rate, and the sum
 //! is a throughput no instant of the run ever saw. Here every channel opens
-//! its session and runs its probe and warm-up, then waits at a gate; when all
-//! are ready one common start T0 is read (`clock::now_ns`). In time mode each
-//! channel stops at T1 = T0 + cell time and only messages COMPLETED in
-//! [T0, T1] count; with a transfer size the window is [T0, the last
-//! channel's last completion]. The total is Σ bytes / window and each
-//! channel's throughput is its bytes over the same window, so a channel that
-//! starts late carries less and cannot inflate the total.
+//! its session and runs its probe and warm-up, then waits at a gate
+//! ([`gate`]); when all are ready one common start T0 is read
+//! (`clock::now_ns`). In time mode each channel stops at T1 = T0 + cell
+//! time and only messages COMPLETED in [T0, T1] count; with a transfer size
+//! the window is [T0, the last channel's last completion]. The total is
+//! Σ bytes / window and each channel's throughput is its bytes over the same
+//! window, so a channel that starts late carries less and cannot inflate the
+//! total.
 //!
 //! The peers are count-based (`ctrl::Op::Echo`, `Op::Sink`), so the
 //! measured phase runs as chunks of about [`CHUNK_NS`] of messages each
@@ -20,6 +21,17 @@
 //! bodies are `pattern.rs`'s, shared with single-link cells: every echo is
 //! verified byte for byte, nothing allocates or formats inside.
 //!
+//! Ping-pong cells honour the run's `--raw` and `--ci` as single links do.
+//! `--raw`: every counted round trip is kept, each channel's in order, and
+//! the cell's raw samples are channel 0's, then channel 1's … (channel i's
+//! are as many as its counted messages), the same values as the merged
+//! histogram. `--ci` (timed cells): after each phase every channel stops at
+//! the gate and the coordinator looks at the pooled histogram; until the
+//! median's 95 % CI is narrow enough or `--ci-max-time` is spent, another
+//! common window of the cell time opens. The cell's window is then the sum
+//! of the phases' windows. A cell with a transfer size stops when its bytes
+//! are moved, so `--ci` cannot apply (the run refuses the combination).
+//!
 //! Placement: every channel thread is pinned to the host CPU and every peer
 //! to the peer CPU, one core each side as 003 does; with more channels than
 //! CPUs, channels take turns (a spin-waiting link is then bound by time
@@ -27,97 +39,34 @@
 //! reason naming it; the others stop at their next chunk and every session
 //! is torn down, so the next cell starts afresh.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+mod gate;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use icbench_link::{Link, LinkSpec};
-use icbench_model::{CellData, CellOutcome, ChannelData, LatencyHistogram, LinkCounters, Pattern};
+use icbench_model::{
+    Adaptive, CellData, CellOutcome, ChannelData, LatencyHistogram, LinkCounters, Pattern,
+};
 
 use crate::clock::now_ns;
-use crate::pattern::{CellError, Echoer, PROBE_MESSAGES, Streamer, counts};
+use crate::pattern::{Budget, CellError, Echoer, PROBE_MESSAGES, Streamer, counts, median_ci_rel};
 use crate::session::Session;
 use crate::watchdog::Watchdog;
 use crate::{CellSpec, EngineConfig, Fault};
+use gate::{Entry, Gate};
 
 /// About this much of messages per chunk of the measured phase: short
 /// enough that the stop rule overshoots T1 by little, long enough that the
 /// control message and (stream) draining the window cost little.
 const CHUNK_NS: f64 = 1e6;
 
-/// How often a channel waiting at the gate looks at it (and bumps its
-/// watchdog's progress, so waiting for slower channels is not a stall).
-const GATE_LOOK: Duration = Duration::from_millis(10);
-
-/// The gate every channel waits at before the common start.
-struct Gate {
-    ready: AtomicU32,
-    /// T0, ns on the monotonic clock; 0 until opened.
-    t0: AtomicU64,
-    /// Set when a channel failed or the run is stopping: nobody starts.
-    quit: AtomicBool,
-    lock: Mutex<()>,
-    cv: Condvar,
-}
-
-impl Gate {
-    fn new() -> Gate {
-        Gate {
-            ready: AtomicU32::new(0),
-            t0: AtomicU64::new(0),
-            quit: AtomicBool::new(false),
-            lock: Mutex::new(()),
-            cv: Condvar::new(),
-        }
-    }
-
-    fn notify(&self) {
-        let _g = self.lock.lock().expect("gate lock");
-        self.cv.notify_all();
-    }
-
-    fn quit(&self) {
-        self.quit.store(true, Ordering::SeqCst);
-        self.notify();
-    }
-
-    fn quitting(&self, stop: &AtomicBool) -> bool {
-        self.quit.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed)
-    }
-
-    /// A channel is ready; waits for T0. `None`: quit instead.
-    fn arrive(&self, progress: &AtomicU64, stop: &AtomicBool) -> Option<u64> {
-        self.ready.fetch_add(1, Ordering::SeqCst);
-        self.notify();
-        let mut g = self.lock.lock().expect("gate lock");
-        loop {
-            if self.quitting(stop) {
-                return None;
-            }
-            match self.t0.load(Ordering::SeqCst) {
-                0 => {}
-                t0 => return Some(t0),
-            }
-            g = self.cv.wait_timeout(g, GATE_LOOK).expect("gate lock").0;
-            progress.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// The coordinator: waits until all `n` are ready, then opens the gate
-    /// at T0 = now. `false`: a channel quit first.
-    fn open_when_ready(&self, n: u32, stop: &AtomicBool) -> bool {
-        let mut g = self.lock.lock().expect("gate lock");
-        while self.ready.load(Ordering::SeqCst) < n {
-            if self.quitting(stop) {
-                return false;
-            }
-            g = self.cv.wait_timeout(g, GATE_LOOK).expect("gate lock").0;
-        }
-        self.t0.store(now_ns(), Ordering::SeqCst);
-        self.cv.notify_all();
-        true
-    }
-}
+/// At most this many raw samples (40 MB) are reserved per channel before a
+/// phase, the most a single-link ping-pong phase measures; a channel that
+/// keeps more makes room between chunks (a copy inside the window, never
+/// inside the timed loop).
+const RAW_RESERVE_MAX: u64 = 5_000_000;
 
 /// When a channel's measured phase ends.
 #[derive(Debug, Clone, Copy)]
@@ -149,6 +98,20 @@ struct Ctx<'a> {
     gate: Gate,
     /// The channel whose peer gets the test fault.
     fault: Option<(u32, Fault)>,
+    /// Adaptive repetitions (`--ci`) of a timed ping-pong cell: the target
+    /// half-width of the median's 95 % CI, relative; `None`: one phase.
+    ci_target: Option<f64>,
+    /// Every channel's counted round trips so far (adaptive cells only),
+    /// for the coordinator's decision between phases.
+    pooled: Mutex<LatencyHistogram>,
+}
+
+/// What one channel measured.
+struct Measured {
+    data: ChannelData,
+    counters: LinkCounters,
+    /// Every counted round trip in order (ping-pong with `--raw`), ns.
+    raw_ns: Option<Vec<u64>>,
 }
 
 /// Measures a cell on `cell.channels` links at once. `None` when
@@ -170,8 +133,20 @@ pub(crate) fn measure(
             ),
         });
     }
-    let ctx = Ctx { cfg, spec, cell, gate: Gate::new(), fault: fault.map(|f| (n - 1, f)) };
-    let results: Vec<Result<(ChannelData, LinkCounters), Stop>> = std::thread::scope(|sc| {
+    let ci_target = cfg
+        .budget
+        .ci_target
+        .filter(|_| cell.pattern == Pattern::PingPong && cell.transfer_bytes.is_none());
+    let ctx = Ctx {
+        cfg,
+        spec,
+        cell,
+        gate: Gate::new(),
+        fault: fault.map(|f| (n - 1, f)),
+        ci_target,
+        pooled: Mutex::new(LatencyHistogram::new()),
+    };
+    let (results, adaptive) = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
                 let ctx = &ctx;
@@ -187,20 +162,58 @@ pub(crate) fn measure(
                 )
             })
             .collect();
-        if handles.iter().any(Result::is_err) {
+        let adaptive = if handles.iter().any(Result::is_err) {
             ctx.gate.quit();
+            None
         } else {
-            ctx.gate.open_when_ready(n, cfg.stop);
-        }
-        handles
+            coordinate(&ctx, n)
+        };
+        let results: Vec<Result<Measured, Stop>> = handles
             .into_iter()
             .map(|h| match h {
                 Ok(h) => h.join().unwrap_or_else(|_| Err(Stop::Failed("panicked".into()))),
                 Err(e) => Err(Stop::Failed(format!("cannot start its thread: {e}"))),
             })
-            .collect()
+            .collect();
+        (results, adaptive)
     });
-    conclude(cfg, cell, n, results)
+    conclude(cfg, cell, n, results, adaptive)
+}
+
+/// The coordinator: opens the first phase when every channel is ready.
+/// With adaptive repetitions it then decides after each phase, with every
+/// channel stopped at the gate, as the single-link ping-pong does
+/// (`pattern::pingpong`): another phase of the same length while the
+/// pooled median's 95 % CI is wider than the target (or not computable yet)
+/// and the phases so far are shorter than `--ci-max-time`; else it closes
+/// the gate. Returns how that ended; `None`: one phase, or a channel quit.
+fn coordinate(ctx: &Ctx<'_>, n: u32) -> Option<Adaptive> {
+    let stop = ctx.cfg.stop;
+    if !ctx.gate.wait_for_all(n, stop) {
+        return None;
+    }
+    ctx.gate.open();
+    let target = ctx.ci_target?;
+    let (cell_ns, max_ns) = (nanos(ctx.cfg.budget.cell_time), nanos(ctx.cfg.budget.ci_max_time));
+    let mut phases = 1u32;
+    loop {
+        if !ctx.gate.wait_for_all(n, stop) {
+            return None;
+        }
+        let rel = median_ci_rel(&ctx.pooled.lock().expect("pooled histogram"));
+        if (rel.is_nan() || rel > target) && u64::from(phases).saturating_mul(cell_ns) < max_ns {
+            ctx.gate.open();
+            phases += 1;
+        } else {
+            ctx.gate.close();
+            return Some(Adaptive {
+                target_rel: target,
+                achieved_rel: rel,
+                phases,
+                reached: rel <= target,
+            });
+        }
+    }
 }
 
 /// The cell's outcome from its channels' results.
@@ -208,7 +221,8 @@ fn conclude(
     cfg: &EngineConfig,
     cell: CellSpec,
     n: u32,
-    results: Vec<Result<(ChannelData, LinkCounters), Stop>>,
+    results: Vec<Result<Measured, Stop>>,
+    adaptive: Option<Adaptive>,
 ) -> Option<CellOutcome> {
     if cfg.stop.load(Ordering::SeqCst)
         || results.iter().any(|r| matches!(r, Err(Stop::Interrupted)))
@@ -228,11 +242,18 @@ fn conclude(
     }
     let mut chans = Vec::with_capacity(results.len());
     let mut counters = LinkCounters::default();
+    let mut raw: Option<Vec<u64>> = None;
     for r in results {
         match r {
-            Ok((c, k)) => {
-                counters.tx_busy += k.tx_busy;
-                chans.push(c);
+            Ok(m) => {
+                counters.tx_busy += m.counters.tx_busy;
+                // In channel order: channel 0's samples first.
+                match (&mut raw, m.raw_ns) {
+                    (Some(all), Some(r)) => all.extend(r),
+                    (None, r) => raw = r,
+                    (Some(_), None) => {}
+                }
+                chans.push(m.data);
             }
             // Quit without a failure elsewhere cannot happen; say so.
             Err(_) => {
@@ -242,17 +263,22 @@ fn conclude(
             }
         }
     }
-    let window_ns = common_window_ns(cell.transfer_bytes.is_none(), cfg.budget.cell_time, &chans);
+    let phases = adaptive.map_or(1, |a| a.phases);
+    let window_ns =
+        common_window_ns(cell.transfer_bytes.is_none(), cfg.budget.cell_time, phases, &chans);
     let window = (cell.pattern == Pattern::Stream).then_some(cfg.budget.window.max(2));
-    Some(CellOutcome::Measured(aggregate(window_ns, window, counters, chans)))
+    let mut d = aggregate(window_ns, window, counters, chans);
+    d.raw_ns = raw;
+    d.adaptive = adaptive;
+    Some(CellOutcome::Measured(d))
 }
 
-/// The common window: the cell time in time mode (every channel stopped
-/// counting at T1 = T0 + cell time); with a transfer size, T0 to the last
-/// channel's last completion.
-fn common_window_ns(timed: bool, cell_time: Duration, chans: &[ChannelData]) -> u64 {
+/// The common window: the cell time times the phases in time mode (every
+/// channel stopped counting at T1 = T0 + cell time of each phase); with a
+/// transfer size, T0 to the last channel's last completion.
+fn common_window_ns(timed: bool, cell_time: Duration, phases: u32, chans: &[ChannelData]) -> u64 {
     if timed {
-        return cell_time.as_nanos().min(u128::from(u64::MAX)) as u64;
+        return nanos(cell_time).saturating_mul(u64::from(phases));
     }
     chans.iter().map(|c| c.start_offset_ns + c.active_ns).max().unwrap_or(0)
 }
@@ -288,7 +314,7 @@ fn aggregate(
 
 /// One channel, on its own thread: placement, session, then [`drive`]
 /// under a watchdog; the session is closed whatever happens.
-fn channel(ctx: &Ctx<'_>, i: u32) -> Result<(ChannelData, LinkCounters), Stop> {
+fn channel(ctx: &Ctx<'_>, i: u32) -> Result<Measured, Stop> {
     let cfg = ctx.cfg;
     crate::cpu::pin_current_thread(cfg.host_cpu).map_err(|e| Stop::Failed(e.to_string()))?;
     if let Some(p) = cfg.fifo {
@@ -310,11 +336,11 @@ fn channel(ctx: &Ctx<'_>, i: u32) -> Result<(ChannelData, LinkCounters), Stop> {
     let result = drive(ctx, i, s.host.as_mut(), wd.progress());
     let fired = wd.finish();
     match result {
-        Ok(Some(data)) => {
-            let counters = s.host.counters().since(before);
+        Ok(Some(mut m)) => {
+            m.counters = s.host.counters().since(before);
             s.abort.clear();
             s.close(true);
-            Ok((data, counters))
+            Ok(m)
         }
         Ok(None) => {
             s.abort.clear();
@@ -332,60 +358,150 @@ fn drive(
     i: u32,
     link: &mut dyn Link,
     progress: &AtomicU64,
-) -> Result<Option<ChannelData>, CellError> {
-    let (cell, budget) = (ctx.cell, &ctx.cfg.budget);
-    let size = cell.size_bytes as usize;
-    let total = cell.transfer_bytes.map(|t| t.div_ceil(cell.size_bytes.max(1)));
-    match cell.pattern {
-        Pattern::PingPong => {
-            let mut echo = Echoer::new(link, size);
-            let probe = echo.timed(link, PROBE_MESSAGES, progress)?;
-            let per = probe as f64 / f64::from(PROBE_MESSAGES);
-            let (warm, _) = counts(per, budget, 50, 5_000_000);
-            echo.timed(link, warm, progress)?;
-            let chunk = chunk_of(per, 1);
-            let Some(t0) = ctx.gate.arrive(progress, ctx.cfg.stop) else { return Ok(None) };
-            let rule = total.map_or(StopRule::At(t0 + nanos(budget.cell_time)), StopRule::Messages);
-            let mut m = Meter::start(t0, i, budget.channel_stagger, rule, size as u64);
-            let mut hist = LatencyHistogram::new();
-            while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(ctx.cfg.stop)) {
-                let end = m.end;
-                echo.phase(link, n, progress, &mut |a, b| {
-                    m.first_send(a);
-                    if b <= end {
-                        hist.record(b.saturating_sub(a));
-                        m.count_to(m.base + 1, b);
-                    }
-                    m.base += 1;
-                })?;
-            }
-            Ok(m.finish(Some(hist)))
-        }
-        Pattern::Stream => {
-            let mut st = Streamer::new(size, budget.window);
-            let w = st.window();
-            let probe = st.timed(link, w * 2, progress)?;
-            let per = probe as f64 / f64::from(w * 2);
-            let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
-            st.timed(link, warm, progress)?;
-            let chunk = chunk_of(per, w * 8);
-            let Some(t0) = ctx.gate.arrive(progress, ctx.cfg.stop) else { return Ok(None) };
-            let rule = total.map_or(StopRule::At(t0 + nanos(budget.cell_time)), StopRule::Messages);
-            let mut m = Meter::start(t0, i, budget.channel_stagger, rule, size as u64);
-            while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(ctx.cfg.stop)) {
-                let (end, base) = (m.end, m.base);
-                let (first, _) = st.phase(link, n, progress, &mut |acked, t| {
-                    if t <= end {
-                        m.count_to(base + u64::from(acked), t);
-                    }
-                })?;
-                m.first_send(first);
-                m.base += u64::from(n);
-            }
-            Ok(m.finish(None))
-        }
+) -> Result<Option<Measured>, CellError> {
+    match ctx.cell.pattern {
+        Pattern::PingPong => pingpong(ctx, i, link, progress),
+        Pattern::Stream => stream(ctx, i, link, progress),
         p => Err(CellError::Unsupported(format!("pattern {p} does not run on channels"))),
     }
+}
+
+/// The stop rule of a phase that starts at `t0`: T1 = T0 + cell time, or
+/// the cell's transfer in whole messages.
+fn stop_rule(cell: CellSpec, budget: &Budget, t0: u64) -> StopRule {
+    match cell.transfer_bytes {
+        Some(t) => StopRule::Messages(t.div_ceil(cell.size_bytes.max(1))),
+        None => StopRule::At(t0 + nanos(budget.cell_time)),
+    }
+}
+
+/// Raw samples to make room for before a phase: the transfer's messages,
+/// or what the cell time holds at the probe's pace (channels sharing a CPU
+/// go slower, so this is generous), at most [`RAW_RESERVE_MAX`].
+fn raw_room(cell: CellSpec, budget: &Budget, per_msg_ns: f64) -> usize {
+    let n = match cell.transfer_bytes {
+        Some(t) => t.div_ceil(cell.size_bytes.max(1)),
+        None => (nanos(budget.cell_time) as f64 / per_msg_ns.max(1.0)) as u64 + 1,
+    };
+    n.min(RAW_RESERVE_MAX) as usize
+}
+
+/// Ping-pong on one channel: probe and warm-up, then a measured phase each
+/// time the gate opens (once, or per adaptive phase), each round trip
+/// counted by its completion time.
+fn pingpong(
+    ctx: &Ctx<'_>,
+    i: u32,
+    link: &mut dyn Link,
+    progress: &AtomicU64,
+) -> Result<Option<Measured>, CellError> {
+    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
+    let size = cell.size_bytes as usize;
+    let mut echo = Echoer::new(link, size);
+    let probe = echo.timed(link, PROBE_MESSAGES, progress)?;
+    let per = probe as f64 / f64::from(PROBE_MESSAGES);
+    let (warm, _) = counts(per, budget, 50, 5_000_000);
+    echo.timed(link, warm, progress)?;
+    let chunk = chunk_of(per, 1);
+    let mut raw = budget.raw.then(Vec::new);
+    let mut kept: Option<ChannelData> = None;
+    for phase in 1u32.. {
+        if let Some(raw) = &mut raw {
+            raw.reserve(raw_room(cell, budget, per));
+        }
+        let t0 = match ctx.gate.arrive(phase, progress, stop) {
+            Entry::Start(t0) => t0,
+            Entry::Done => break,
+            Entry::Quit => return Ok(None),
+        };
+        let mut m =
+            Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+        let mut hist = LatencyHistogram::new();
+        while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
+            if let Some(raw) = &mut raw {
+                raw.reserve(n as usize);
+            }
+            let end = m.end;
+            echo.phase(link, n, progress, &mut |a, b| {
+                m.first_send(a);
+                if b <= end {
+                    let rtt = b.saturating_sub(a);
+                    hist.record(rtt);
+                    if let Some(raw) = &mut raw {
+                        raw.push(rtt);
+                    }
+                    m.count_to(m.base + 1, b);
+                }
+                m.base += 1;
+            })?;
+        }
+        let Some(data) = m.finish(Some(hist)) else { return Ok(None) };
+        if ctx.ci_target.is_none() {
+            kept = Some(data);
+            break;
+        }
+        if let Some(h) = &data.latency {
+            ctx.pooled.lock().expect("pooled histogram").merge(h);
+        }
+        kept = Some(match kept {
+            None => data,
+            Some(acc) => add_phase(acc, data),
+        });
+    }
+    Ok(kept.map(|data| Measured { data, counters: LinkCounters::default(), raw_ns: raw }))
+}
+
+/// Stream on one channel: probe and warm-up, then one measured phase, each
+/// credit counted by its arrival time.
+fn stream(
+    ctx: &Ctx<'_>,
+    i: u32,
+    link: &mut dyn Link,
+    progress: &AtomicU64,
+) -> Result<Option<Measured>, CellError> {
+    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
+    let size = cell.size_bytes as usize;
+    let mut st = Streamer::new(size, budget.window);
+    let w = st.window();
+    let probe = st.timed(link, w * 2, progress)?;
+    let per = probe as f64 / f64::from(w * 2);
+    let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
+    st.timed(link, warm, progress)?;
+    let chunk = chunk_of(per, w * 8);
+    let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
+    let mut m =
+        Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+    while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
+        let (end, base) = (m.end, m.base);
+        let (first, _) = st.phase(link, n, progress, &mut |acked, t| {
+            if t <= end {
+                m.count_to(base + u64::from(acked), t);
+            }
+        })?;
+        m.first_send(first);
+        m.base += u64::from(n);
+    }
+    Ok(m.finish(None).map(|data| Measured {
+        data,
+        counters: LinkCounters::default(),
+        raw_ns: None,
+    }))
+}
+
+/// A channel's data over one more phase: messages, bytes and active spans
+/// added, the first phase's start offset, the histograms merged.
+fn add_phase(mut acc: ChannelData, next: ChannelData) -> ChannelData {
+    acc.messages += next.messages;
+    acc.bytes += next.bytes;
+    acc.active_ns += next.active_ns;
+    acc.latency = match (acc.latency, next.latency) {
+        (Some(mut a), Some(b)) => {
+            a.merge(&b);
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
+    acc
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -499,6 +615,7 @@ impl Meter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     fn chan(channel: u32, bytes: u64, start_offset_ns: u64, active_ns: u64) -> ChannelData {
         ChannelData {
@@ -522,7 +639,7 @@ mod tests {
         // late and, alone on the CPU at the end, moves as much in half the
         // time. The machine moved 128 000 B in 100 ms: 1.28 MB/s.
         let chans = vec![chan(0, 64_000, 0, 100_000_000), chan(1, 64_000, 50_000_000, 50_000_000)];
-        let w = common_window_ns(true, Duration::from_millis(100), &chans);
+        let w = common_window_ns(true, Duration::from_millis(100), 1, &chans);
         assert_eq!(w, 100_000_000);
         let d = aggregate(w, None, LinkCounters::default(), chans.clone());
         assert_eq!((d.messages, d.bytes, d.elapsed_ns, d.channels), (2000, 128_000, w, Some(2)));
@@ -544,7 +661,7 @@ mod tests {
             chan(1, 1_000_000, 1_000, 10_000_000),
             chan(2, 1_000_000, 3_000_000, 9_000_000),
         ];
-        let w = common_window_ns(false, Duration::from_millis(50), &chans);
+        let w = common_window_ns(false, Duration::from_millis(50), 1, &chans);
         assert_eq!(w, 12_000_000);
         let d = aggregate(w, Some(32), LinkCounters { tx_busy: 3 }, chans);
         assert_eq!(d.bytes_per_s(), 3_000_000.0 * 1e9 / 12e6);
@@ -640,6 +757,90 @@ mod tests {
             assert_eq!(d.bytes, 3 * 101 * 64);
             assert_eq!(d.latency.map(|h| h.len()), (pattern == Pattern::PingPong).then_some(303));
         }
+    }
+
+    /// Channel i's raw samples: its slice of the cell's, by the channels'
+    /// counted messages; they give exactly its histogram.
+    fn raw_of(d: &CellData) -> Vec<&[u64]> {
+        let raw = d.raw_ns.as_deref().expect("raw samples kept");
+        assert_eq!(raw.len() as u64, d.messages, "one raw sample per counted round trip");
+        let mut rest = raw;
+        let slices: Vec<&[u64]> = d
+            .per_channel
+            .iter()
+            .map(|c| {
+                let (mine, more) = rest.split_at(c.messages as usize);
+                rest = more;
+                let mut h = LatencyHistogram::new();
+                mine.iter().for_each(|&v| h.record(v));
+                let theirs = c.latency.as_ref().expect("a ping-pong channel's histogram");
+                assert_eq!(h.to_blob(), theirs.to_blob(), "channel {}", c.channel);
+                mine
+            })
+            .collect();
+        assert!(rest.is_empty());
+        slices
+    }
+
+    #[test]
+    fn raw_samples_are_each_channels_round_trips_in_channel_order() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let mut cfg = thread_cfg(&STOP);
+        cfg.budget.raw = true;
+        let spec = LinkSpec::parse("unix").unwrap();
+        // Transfer mode (every channel 101 messages) and time mode.
+        for transfer_bytes in [Some(6_400 + 1), None] {
+            let cell =
+                CellSpec { channels: 3, transfer_bytes, ..CellSpec::new(Pattern::PingPong, 64) };
+            let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else {
+                panic!("{transfer_bytes:?}: not measured");
+            };
+            let slices = raw_of(&d);
+            assert_eq!(slices.len(), 3);
+            if transfer_bytes.is_some() {
+                assert!(slices.iter().all(|s| s.len() == 101));
+            }
+            assert_eq!(d.adaptive, None);
+        }
+        // Stream has no round trips to keep, as on a single link.
+        let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::Stream, 64) };
+        let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else { panic!() };
+        assert_eq!(d.raw_ns, None);
+    }
+
+    /// `--ci`: phases of one cell time each over all channels, until the
+    /// pooled median is pinned down or `--ci-max-time` is spent; the window
+    /// is the phases' sum and every counted round trip is kept.
+    #[test]
+    fn adaptive_phases_add_common_windows_until_the_target_or_the_time_budget() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let mut cfg = thread_cfg(&STOP);
+        cfg.budget.raw = true;
+        cfg.budget.ci_max_time = cfg.budget.cell_time * 3;
+        let spec = LinkSpec::parse("unix").unwrap();
+        let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::PingPong, 64) };
+        // A target no interval meets: the time budget ends it, at 3 phases.
+        cfg.budget.ci_target = Some(-1.0);
+        let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else { panic!() };
+        let a = d.adaptive.expect("adaptive");
+        assert_eq!((a.phases, a.reached, a.target_rel), (3, false, -1.0));
+        assert_eq!(d.elapsed_ns, 3 * nanos(cfg.budget.cell_time), "three common windows");
+        raw_of(&d);
+        assert_eq!(d.latency.as_ref().map(|h| h.len()), Some(d.messages));
+        for c in &d.per_channel {
+            assert!(c.start_offset_ns + c.active_ns <= d.elapsed_ns, "{c:?}");
+        }
+        // A target any interval meets: one phase.
+        cfg.budget.ci_target = Some(1.0);
+        let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else { panic!() };
+        let a = d.adaptive.expect("adaptive");
+        assert_eq!((a.phases, a.reached), (1, true), "{a:?}");
+        assert_eq!(d.elapsed_ns, nanos(cfg.budget.cell_time));
+        // A transfer cell stops when its bytes are moved: no phases.
+        cfg.budget.ci_target = Some(-1.0);
+        let cell = CellSpec { transfer_bytes: Some(640), ..cell };
+        let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else { panic!() };
+        assert_eq!((d.adaptive, d.messages), (None, 20));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use icbench_engine::{LinkRun, cpu};
 use icbench_link::LinkSpec;
-use icbench_model::{CellOutcome, CellResult, RunMeta, RunStatus};
+use icbench_model::{CellOutcome, CellResult, Pattern, RunMeta, RunStatus};
 use icbench_plan::{Plan, PlanCell};
 use icbench_store::{RunId, RunSource, Store};
 
@@ -86,6 +86,17 @@ pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags
         seed_if_absent: fresh_seed(),
     };
     let (plan, seeded) = crate::cmd::plan::load(path, &ctx)?;
+    // Adaptive phases extend a timed cell; a transfer cell ends with its bytes.
+    let transfer =
+        plan.cells.iter().filter(|c| c.pattern == Pattern::PingPong).find_map(|c| c.transfer_bytes);
+    if let (Some(_), Some(t)) = (settings.ci_target, transfer) {
+        return Err(bad(format!(
+            "--ci with --plan {}: its pingpong cells with a transfer size (transfer = {t} B) stop \
+             when their bytes are moved, so --ci cannot add phases to them; drop --ci or the \
+             plan's transfer factor",
+            path.display()
+        )));
+    }
     Ok(FromFlags { plan, settings, fault, notes, seeded })
 }
 
@@ -402,7 +413,6 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use icbench_model::Pattern;
 
     fn cell(link: &str, channels: u32) -> PlanCell {
         PlanCell { channels, ..PlanCell::new(link, Pattern::PingPong, 64) }
