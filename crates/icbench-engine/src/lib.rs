@@ -15,6 +15,7 @@ pub mod peer;
 pub mod rt;
 
 mod channels;
+mod common_clock;
 mod pattern;
 mod remote;
 mod session;
@@ -28,6 +29,7 @@ use icbench_link::{Abort, LinkError, LinkSpec};
 use icbench_model::{CellKey, CellOutcome, CellResult, Direction, Pattern};
 pub use icbench_proto::Protocol;
 
+pub use common_clock::ClockChecks;
 pub use pattern::{Budget, CellError};
 pub use peer::Fault;
 
@@ -169,8 +171,8 @@ pub trait Observer {
     fn cell_started(&mut self, _key: &CellKey) {}
     /// Called once per finished cell, before the next starts.
     fn cell_finished(&mut self, _result: &CellResult) {}
-    /// A line for the run's notes (e.g. the common-clock check before a
-    /// link's oneway cells).
+    /// A line for the run's notes (e.g. the common-clock check before the
+    /// first oneway cell on a CPU pair).
     fn run_note(&mut self, _note: &str) {}
 }
 
@@ -184,21 +186,24 @@ pub enum LinkRun {
 
 /// Measures every (pattern, size) cell of one link, reporting each result to
 /// `obs`. A cell that fails is reported with its reason and the link is
-/// re-opened with a fresh peer for the next cell.
+/// re-opened with a fresh peer for the next cell. `clocks`: the run's
+/// common-clock checks, one value for every call of a run, so that each CPU
+/// pair is checked once before its first oneway cell.
 pub fn run_link(
     cfg: &EngineConfig,
     spec: &LinkSpec,
     cells: &[CellSpec],
+    clocks: &mut ClockChecks,
     obs: &mut dyn Observer,
 ) -> LinkRun {
     let mut session: Option<Session> = None;
     let mut started = 0u32;
     // Before any peer runs (a spinning peer would share the CPU with the
-    // check), once per link and CPU pair.
+    // check); the first time the run meets this CPU pair.
     let clock = cells
         .iter()
         .any(|c| c.pattern == Pattern::OneWay && cfg.protocol.is_none())
-        .then(|| check_clock(cfg, spec, obs));
+        .then(|| clocks.check(cfg, obs));
     for &cell in cells {
         if cfg.stop.load(std::sync::atomic::Ordering::SeqCst) {
             if let Some(s) = session.take() {
@@ -270,45 +275,6 @@ pub fn run_link(
         s.close(true);
     }
     LinkRun::Completed
-}
-
-/// Rounds of the common-clock check (`rt::clockcheck`): a few ms on a
-/// machine whose CPUs answer at once.
-const CLOCK_CHECK_ROUNDS: u64 = 10_000;
-
-/// Checks that host and peer CPU read one clock before a link's oneway
-/// cells, and says so in the run's notes. `Err`: why those cells cannot be
-/// trusted.
-fn check_clock(cfg: &EngineConfig, spec: &LinkSpec, obs: &mut dyn Observer) -> Result<(), String> {
-    let (a, b) = (cfg.host_cpu, cfg.peer_cpu);
-    let check = rt::clockcheck::check_common_clock(a, b, CLOCK_CHECK_ROUNDS, cfg.timeout);
-    let (note, result) = match check {
-        Ok(_) if a == b => (
-            format!("oneway on {spec}: host and peer on CPU {a}, one clock by construction"),
-            Ok(()),
-        ),
-        Ok(c) if c.ok() => (
-            format!(
-                "oneway on {spec}: common clock checked between CPUs {a} and {b}: {} hand-overs each way, never backwards",
-                c.rounds
-            ),
-            Ok(()),
-        ),
-        Ok(c) => {
-            let why = format!(
-                "the clock went backwards {} times in {} hand-overs between CPUs {a} and {b} \
-                 (by up to {} ns): one-way times between them cannot be trusted",
-                c.backwards, c.rounds, c.worst_backwards_ns
-            );
-            (format!("oneway on {spec}: {why}"), Err(why))
-        }
-        Err(e) => {
-            let why = format!("the common-clock check between CPUs {a} and {b} failed: {e}");
-            (format!("oneway on {spec}: {why}"), Err(why))
-        }
-    };
-    obs.run_note(&note);
-    result
 }
 
 fn oneway_needs_own_peer(p: Protocol) -> CellError {

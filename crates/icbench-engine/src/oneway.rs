@@ -15,8 +15,8 @@
 //!
 //! Either way the host records every sample. The difference is of two reads
 //! on two CPUs, so it is only meaningful if the clock is one clock across
-//! them: the engine checks that before a link's first oneway cell
-//! (`rt::clockcheck`), and a sample that comes out negative — the receiver
+//! them: the engine checks that before the first oneway cell on each CPU
+//! pair of a run (`common_clock.rs`), and a sample that comes out negative — the receiver
 //! read an earlier time than the sender's stamp — is never clamped to zero:
 //! it is counted and fails the cell.
 //!

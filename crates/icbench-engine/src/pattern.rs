@@ -82,7 +82,7 @@ pub struct Budget {
 
 /// The median's 95 % CI half-width relative to the median, from the
 /// histogram (order statistics); NaN with fewer than 6 samples.
-fn median_ci_rel(h: &LatencyHistogram) -> f64 {
+pub(crate) fn median_ci_rel(h: &LatencyHistogram) -> f64 {
     match (icbench_stats::median_ci95_hist(h), icbench_stats::Summary::from_histogram(h)) {
         (Some(ci), Some(s)) if s.p50 > 0.0 => ci.relative_half_width(s.p50),
         _ => f64::NAN,

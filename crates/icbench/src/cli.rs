@@ -419,13 +419,15 @@ pub struct RunArgs {
     #[arg(long, hide = true, value_name = "DURATION")]
     pub channel_stagger: Option<String>,
 
-    /// Also keep every round-trip sample (not only the histogram).
+    /// Also keep every round-trip sample (not only the histogram); with
+    /// -P N, every channel's, channel 0's first.
     #[arg(long)]
     pub raw: bool,
 
     /// Adaptive repetitions: keep measuring each ping-pong cell until the
     /// 95 % CI half-width of its median is within this (e.g. 2%), or
-    /// --ci-max-time ends; the output says which.
+    /// --ci-max-time ends; the output says which. With -P N each phase is
+    /// another common window of all channels.
     #[arg(long, value_name = "PERCENT")]
     pub ci: Option<String>,
 

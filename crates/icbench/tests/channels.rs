@@ -191,3 +191,71 @@ fn bad_channel_counts_and_combinations_are_one_line_exit_2() {
         assert_eq!(err.trim(), format!("icbench: error: {want}"), "{args:?}");
     }
 }
+
+/// `-P N` with `--raw` and `--ci`: every counted round trip of every channel
+/// is stored as the cell's raw samples (channel 0's first), the statistics
+/// come from them, and the cell's common window is its adaptive phases'.
+#[test]
+fn raw_and_ci_are_honoured_on_channels() {
+    if !runs_here("unix") {
+        return;
+    }
+    let (_dir, path) = db();
+    let args = ["-L", "unix", "-p", "pingpong", "-s", "64", "-P", "3", "--cell-time", "20ms"];
+    let v =
+        run_json(&path, &[&args[..], &["--raw", "--ci", "50%", "--ci-max-time", "60ms"]].concat());
+    let row = &v["pingpong"][0];
+    check_window(row, 3);
+    let cw = &row["common_window"];
+    let a = &row["adaptive"];
+    assert_eq!(f(&a["target_rel"]), 0.5, "{row}");
+    let phases = u(&a["phases"]);
+    assert!((1..=3).contains(&phases), "{a}");
+    assert_eq!(u(&cw["window_ns"]), phases * 20_000_000, "one common window per phase");
+    assert_eq!(row["rtt_ns"]["from"], "raw samples", "{row}");
+    assert_eq!(u(&row["rtt_ns"]["count"]), u(&cw["messages"]));
+
+    // The store holds them as a single link's: one blob for the cell, in
+    // channel order, each channel's part giving exactly its histogram.
+    let store = icbench_store::Store::open(&path).unwrap();
+    let id = store.latest_run_id().unwrap().unwrap();
+    let run = store.load_run(id).unwrap();
+    let icbench_model::CellOutcome::Measured(d) = &run.cells[0].outcome else { panic!() };
+    let raw = d.raw_ns.as_deref().expect("raw samples stored");
+    assert_eq!(raw.len() as u64, d.messages);
+    let mut rest = raw;
+    for c in &d.per_channel {
+        let (mine, more) = rest.split_at(c.messages as usize);
+        rest = more;
+        let mut h = icbench_model::LatencyHistogram::new();
+        mine.iter().for_each(|&ns| h.record(ns));
+        assert_eq!(
+            Some(h.to_blob()),
+            c.latency.as_ref().map(|l| l.to_blob()),
+            "channel {}",
+            c.channel
+        );
+    }
+    assert!(rest.is_empty());
+    assert_eq!(d.adaptive.map(|a| u64::from(a.phases)), Some(phases));
+}
+
+#[test]
+fn ci_with_a_plans_transfer_cells_is_one_line_exit_2() {
+    let (dir, path) = db();
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(&plan, "[factors]\nlink = \"unix\"\nchannels = 2\ntransfer = 6400\n").unwrap();
+    let out = icbench()
+        .args(["run", "--no-floor", "--ci", "2%", "--plan"])
+        .arg(&plan)
+        .arg("--db")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("icbench: error: --ci with --plan "), "{err}");
+    assert!(err.contains("transfer = 6400 B") && err.contains("drop --ci"), "{err}");
+    assert!(!path.exists(), "nothing was stored");
+}

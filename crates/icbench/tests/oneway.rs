@@ -52,6 +52,18 @@ fn reason(row: &Value) -> &str {
     row["reason"].as_str().unwrap_or("")
 }
 
+/// The run's notes from the common-clock check.
+fn clock_notes(v: &Value) -> Vec<String> {
+    v["meta"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .filter(|n| n.contains("common clock") || n.contains("one clock by construction"))
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn both_directions_are_measured_and_no_one_way_time_exceeds_the_slowest_round_trip() {
     let dir = tempfile::tempdir().unwrap();
@@ -66,14 +78,15 @@ fn both_directions_are_measured_and_no_one_way_time_exceeds_the_slowest_round_tr
     let v = run_json(&dir.path().join("r.db"), &args);
     let oneway = rows(&v, "oneway");
     assert_eq!(oneway.len(), links.len() * 2 * 2, "two sizes × two directions per link");
-    let notes: Vec<&str> =
-        v["meta"]["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    // One check for the CPU pair, however many links measure oneway on it.
+    let checks = clock_notes(&v);
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert!(
+        checks[0].starts_with("oneway: common clock checked between CPUs")
+            && checks[0].contains("never backwards"),
+        "{checks:?}"
+    );
     for link in &links {
-        assert!(
-            notes.iter().any(|n| n.contains(&format!("oneway on {link}: common clock checked"))
-                && n.contains("never backwards")),
-            "no clock-check note for {link}: {notes:?}"
-        );
         let rtt_max = rows(&v, "pingpong")
             .into_iter()
             .find(|r| r["link"] == *link && r["size_bytes"] == 64)
@@ -187,4 +200,57 @@ fn oneway_is_refused_with_a_foreign_protocol() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("icbench: error: --pattern oneway: not available with raw"), "{err}");
+}
+
+/// A plan in random order meets the CPU pair in many engine calls (each run
+/// of consecutive cells of one link is one call); the clock is checked, and
+/// noted, once.
+#[test]
+fn a_random_plan_checks_the_clock_of_its_cpu_pair_once() {
+    let links = usable(&["unix", "pipe"]);
+    if links.len() < 2 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        "seed = 5\nrepetitions = 3\ncell_time = \"2ms\"\n[factors]\n\
+         link = [\"unix\", \"pipe\"]\npattern = [\"oneway\", \"pingpong\"]\n\
+         size = 16\ndirection = \"h2p\"\n",
+    )
+    .unwrap();
+    // The order: how many engine calls (runs of one link) hold oneway cells.
+    let out = icbench().args(["plan", "check", "--json"]).arg(&plan).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dry: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = dry["plan"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12);
+    let mut calls_with_oneway = 0;
+    let mut start = 0;
+    for i in 1..=cells.len() {
+        if i == cells.len() || cells[i]["link"] != cells[i - 1]["link"] {
+            calls_with_oneway +=
+                usize::from(cells[start..i].iter().any(|c| c["pattern"] == "oneway"));
+            start = i;
+        }
+    }
+    assert!(calls_with_oneway >= 3, "seed 5 should spread the oneway cells: {dry}");
+
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--plan"])
+        .arg(&plan)
+        .arg("--db")
+        .arg(dir.path().join("r.db"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let oneway = rows(&v, "oneway");
+    assert_eq!(oneway.len(), 6);
+    for r in &oneway {
+        assert_eq!(r["status"], "ok", "{}", reason(r));
+    }
+    let checks = clock_notes(&v);
+    assert_eq!(checks.len(), 1, "one check for one CPU pair: {checks:?}");
 }

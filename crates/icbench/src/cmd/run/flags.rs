@@ -205,8 +205,19 @@ fn resolve_channels(a: &RunArgs, protocol: Option<Protocol>, patterns: &[Pattern
     Ok(n)
 }
 
+/// What every run takes from its flags, a plan file's run too: everything
+/// but the cells.
+pub(crate) struct FlagSettings {
+    pub settings: Settings,
+    pub fault: Option<Fault>,
+    /// Run notes the flags imply (peer program, emulation).
+    pub notes: Vec<String>,
+    /// `--cell-time`, ns (a plan file's default when it names none).
+    pub cell_time_ns: u64,
+}
+
 /// The settings every run takes from its flags (a plan file's run too).
-pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FromFlags> {
+pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
     let protocol = protocol_of(a.protocol);
     if a.peer_cmd.is_some() && protocol.is_none() {
         return Err(bad(
@@ -286,33 +297,32 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FromFlags> {
                 .to_string(),
         );
     }
+    Ok(FlagSettings { settings, fault, notes, cell_time_ns: nanos(cell_time) })
+}
+
+/// A run from flags: links × patterns × sizes, in that order.
+pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
+    let FlagSettings { settings, fault, notes, cell_time_ns } = settings(a, "flags".to_string())?;
+    let protocol = settings.protocol();
+    let links = resolve_links(a, protocol)?;
+    let cells = resolve_cells(a, protocol)?;
+    let mut plan_cells = Vec::with_capacity(links.len() * cells.len());
+    for link in &links {
+        for cell in &cells {
+            plan_cells.push(plan_cell(plan_cells.len() as u32, link, cell));
+        }
+    }
     let plan = Plan {
         name: None,
         seed: 0,
         order: Order::Listed,
         repetitions: 1,
-        cell_time_ns: nanos(cell_time),
+        cell_time_ns,
         budget_ns: None,
         varied: Vec::new(),
-        cells: Vec::new(),
+        cells: plan_cells,
     };
     Ok(FromFlags { plan, settings, fault, notes, seeded: true })
-}
-
-/// A run from flags: links × patterns × sizes, in that order.
-pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
-    let mut run = settings(a, "flags".to_string())?;
-    let protocol = run.settings.protocol();
-    let links = resolve_links(a, protocol)?;
-    let cells = resolve_cells(a, protocol)?;
-    let mut index = 0u32;
-    for link in &links {
-        for cell in &cells {
-            run.plan.cells.push(plan_cell(index, link, cell));
-            index += 1;
-        }
-    }
-    Ok(run)
 }
 
 /// A plan cell of a flag run (no factors beyond the cell key).

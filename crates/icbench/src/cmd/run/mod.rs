@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use icbench_engine::{LinkRun, cpu};
 use icbench_link::LinkSpec;
-use icbench_model::{CellOutcome, CellResult, RunMeta, RunStatus};
+use icbench_model::{CellOutcome, CellResult, Pattern, RunMeta, RunStatus};
 use icbench_plan::{Plan, PlanCell};
 use icbench_store::{RunId, RunSource, Store};
 
@@ -72,8 +72,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 
 /// A run from a plan file: the file's cells, the flags' settings.
 pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags> {
-    let mut run = flags::settings(a, path.display().to_string())?;
-    if let Some(p) = &run.settings.protocol {
+    let flags::FlagSettings { settings, fault, notes, cell_time_ns } =
+        flags::settings(a, path.display().to_string())?;
+    if let Some(p) = &settings.protocol {
         return Err(bad(format!(
             "--plan with --protocol {p}: a plan measures local links with icbench's own peer; \
              drop --protocol"
@@ -81,11 +82,22 @@ pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags
     }
     let ctx = icbench_plan::Context {
         online: cpu::CpuList::usable().cpus,
-        default_cell_time: Duration::from_nanos(run.plan.cell_time_ns),
+        default_cell_time: Duration::from_nanos(cell_time_ns),
         seed_if_absent: fresh_seed(),
     };
-    (run.plan, run.seeded) = crate::cmd::plan::load(path, &ctx)?;
-    Ok(run)
+    let (plan, seeded) = crate::cmd::plan::load(path, &ctx)?;
+    // Adaptive phases extend a timed cell; a transfer cell ends with its bytes.
+    let transfer =
+        plan.cells.iter().filter(|c| c.pattern == Pattern::PingPong).find_map(|c| c.transfer_bytes);
+    if let (Some(_), Some(t)) = (settings.ci_target, transfer) {
+        return Err(bad(format!(
+            "--ci with --plan {}: its pingpong cells with a transfer size (transfer = {t} B) stop \
+             when their bytes are moved, so --ci cannot add phases to them; drop --ci or the \
+             plan's transfer factor",
+            path.display()
+        )));
+    }
+    Ok(FromFlags { plan, settings, fault, notes, seeded })
 }
 
 /// A seed for a plan that names none (recorded with the run, so any value
@@ -238,6 +250,8 @@ fn measure(
     let peer = settings::peer_launch(settings.peer)?;
     let mut rec = Recorder::new(store, run, plan.cells.len(), done, json_stream);
     let mut faulted = HashSet::new();
+    // Kept across the groups: each CPU pair's clock is checked once a run.
+    let mut clocks = icbench_engine::ClockChecks::new();
     let mut status = (RunStatus::Finished, None);
     for (i, group) in groups(todo).into_iter().enumerate() {
         if STOP.load(Ordering::SeqCst) {
@@ -277,7 +291,9 @@ fn measure(
         }
         let f = if faulted.insert(c0.link.clone()) { fault } else { None };
         let cfg = settings.engine(c0, cell_time, peer.clone(), f);
-        if icbench_engine::run_link(&cfg, &spec, &specs, &mut rec) == LinkRun::Interrupted {
+        if icbench_engine::run_link(&cfg, &spec, &specs, &mut clocks, &mut rec)
+            == LinkRun::Interrupted
+        {
             status.0 = RunStatus::Interrupted;
             break;
         }
@@ -397,7 +413,6 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use icbench_model::Pattern;
 
     fn cell(link: &str, channels: u32) -> PlanCell {
         PlanCell { channels, ..PlanCell::new(link, Pattern::PingPong, 64) }

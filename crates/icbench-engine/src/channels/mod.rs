@@ -1,0 +1,616 @@
+//! Channels: N independent link instances, each with its own session (its
+//! own peer), measured over ONE common wall-clock window (issue 7).
+//!
+//! The reference 003 (rpmsg-xmit-p, shared/references) times each thread
+//! over its own interval and adds the per-thread rates: a thread that starts
+//! late or finishes early has a short interval and a high rate, and the sum
+//! is a throughput no instant of the run ever saw. Here every channel opens
+//! its session and runs its probe and warm-up, then waits at a gate
+//! ([`gate`]); when all are ready one common start T0 is read
+//! (`clock::now_ns`). In time mode each channel stops at T1 = T0 + cell
+//! time and only messages COMPLETED in [T0, T1] count; with a transfer size
+//! the window is [T0, the last channel's last completion]. The total is
+//! Σ bytes / window and each channel's throughput is its bytes over the same
+//! window, so a channel that starts late carries less and cannot inflate the
+//! total.
+//!
+//! The peers are count-based (`ctrl::Op::Echo`, `Op::Sink`), so the
+//! measured phase runs as chunks of about [`CHUNK_NS`] of messages each
+//! (sized from the probe) until the stop rule holds; each message (ping-pong)
+//! or credit (stream) is counted with its own completion time. The loop
+//! bodies are `pattern.rs`'s, shared with single-link cells: every echo is
+//! verified byte for byte, nothing allocates or formats inside.
+//!
+//! Ping-pong cells honour the run's `--raw` and `--ci` as single links do.
+//! `--raw`: every counted round trip is kept, each channel's in order, and
+//! the cell's raw samples are channel 0's, then channel 1's … (channel i's
+//! are as many as its counted messages), the same values as the merged
+//! histogram. `--ci` (timed cells): after each phase every channel stops at
+//! the gate and the coordinator looks at the pooled histogram; until the
+//! median's 95 % CI is narrow enough or `--ci-max-time` is spent, another
+//! common window of the cell time opens. The cell's window is then the sum
+//! of the phases' windows. A cell with a transfer size stops when its bytes
+//! are moved, so `--ci` cannot apply (the run refuses the combination).
+//!
+//! Placement: every channel thread is pinned to the host CPU and every peer
+//! to the peer CPU, one core each side as 003 does; with more channels than
+//! CPUs, channels take turns (a spin-waiting link is then bound by time
+//! slices, docs/method.md). One channel failing fails the cell with a
+//! reason naming it; the others stop at their next chunk and every session
+//! is torn down, so the next cell starts afresh.
+
+mod gate;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use icbench_link::{Link, LinkSpec};
+use icbench_model::{
+    Adaptive, CellData, CellOutcome, ChannelData, LatencyHistogram, LinkCounters, Pattern,
+};
+
+use crate::clock::now_ns;
+use crate::pattern::{Budget, CellError, Echoer, PROBE_MESSAGES, Streamer, counts, median_ci_rel};
+use crate::session::Session;
+use crate::watchdog::Watchdog;
+use crate::{CellSpec, EngineConfig, Fault};
+use gate::{Entry, Gate};
+
+/// About this much of messages per chunk of the measured phase: short
+/// enough that the stop rule overshoots T1 by little, long enough that the
+/// control message and (stream) draining the window cost little.
+const CHUNK_NS: f64 = 1e6;
+
+/// At most this many raw samples (40 MB) are reserved per channel before a
+/// phase, the most a single-link ping-pong phase measures; a channel that
+/// keeps more makes room between chunks (a copy inside the window, never
+/// inside the timed loop).
+const RAW_RESERVE_MAX: u64 = 5_000_000;
+
+/// When a channel's measured phase ends.
+#[derive(Debug, Clone, Copy)]
+enum StopRule {
+    /// At T1 (ns, monotonic): messages completed after it do not count.
+    At(u64),
+    /// After this many messages; all count.
+    Messages(u64),
+}
+
+/// How a channel ended without data.
+#[derive(Debug)]
+enum Stop {
+    /// The channel failed: the reason (without the channel's name).
+    Failed(String),
+    /// The link cannot carry the size: its largest transfer.
+    TooLarge(u64),
+    /// Ctrl-C.
+    Interrupted,
+    /// Another channel failed first; this one stopped cleanly.
+    Quit,
+}
+
+/// What the channels of one cell share.
+struct Ctx<'a> {
+    cfg: &'a EngineConfig,
+    spec: &'a LinkSpec,
+    cell: CellSpec,
+    gate: Gate,
+    /// The channel whose peer gets the test fault.
+    fault: Option<(u32, Fault)>,
+    /// Adaptive repetitions (`--ci`) of a timed ping-pong cell: the target
+    /// half-width of the median's 95 % CI, relative; `None`: one phase.
+    ci_target: Option<f64>,
+    /// Every channel's counted round trips so far (adaptive cells only),
+    /// for the coordinator's decision between phases.
+    pooled: Mutex<LatencyHistogram>,
+}
+
+/// What one channel measured.
+struct Measured {
+    data: ChannelData,
+    counters: LinkCounters,
+    /// Every counted round trip in order (ping-pong with `--raw`), ns.
+    raw_ns: Option<Vec<u64>>,
+}
+
+/// Measures a cell on `cell.channels` links at once. `None` when
+/// interrupted. `fault` (tests) goes to the last channel's peer, so that a
+/// reason naming it shows it was not simply channel 0.
+pub(crate) fn measure(
+    cfg: &EngineConfig,
+    spec: &LinkSpec,
+    cell: CellSpec,
+    fault: Option<Fault>,
+) -> Option<CellOutcome> {
+    let n = cell.channels.max(1);
+    if !matches!((cfg.protocol, cell.pattern), (None, Pattern::PingPong | Pattern::Stream)) {
+        return Some(CellOutcome::Failed {
+            reason: format!(
+                "{n} channels: only pingpong and stream with icbench's own peer run on several \
+                 channels, not {} with this protocol",
+                cell.pattern
+            ),
+        });
+    }
+    let ci_target = cfg
+        .budget
+        .ci_target
+        .filter(|_| cell.pattern == Pattern::PingPong && cell.transfer_bytes.is_none());
+    let ctx = Ctx {
+        cfg,
+        spec,
+        cell,
+        gate: Gate::new(),
+        fault: fault.map(|f| (n - 1, f)),
+        ci_target,
+        pooled: Mutex::new(LatencyHistogram::new()),
+    };
+    let (results, adaptive) = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let ctx = &ctx;
+                std::thread::Builder::new().name(format!("icbench-ch{i}")).spawn_scoped(
+                    sc,
+                    move || {
+                        let r = channel(ctx, i);
+                        if r.is_err() {
+                            ctx.gate.quit();
+                        }
+                        r
+                    },
+                )
+            })
+            .collect();
+        let adaptive = if handles.iter().any(Result::is_err) {
+            ctx.gate.quit();
+            None
+        } else {
+            coordinate(&ctx, n)
+        };
+        let results: Vec<Result<Measured, Stop>> = handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|_| Err(Stop::Failed("panicked".into()))),
+                Err(e) => Err(Stop::Failed(format!("cannot start its thread: {e}"))),
+            })
+            .collect();
+        (results, adaptive)
+    });
+    conclude(cfg, cell, n, results, adaptive)
+}
+
+/// The coordinator: opens the first phase when every channel is ready.
+/// With adaptive repetitions it then decides after each phase, with every
+/// channel stopped at the gate, as the single-link ping-pong does
+/// (`pattern::pingpong`): another phase of the same length while the
+/// pooled median's 95 % CI is wider than the target (or not computable yet)
+/// and the phases so far are shorter than `--ci-max-time`; else it closes
+/// the gate. Returns how that ended; `None`: one phase, or a channel quit.
+fn coordinate(ctx: &Ctx<'_>, n: u32) -> Option<Adaptive> {
+    let stop = ctx.cfg.stop;
+    if !ctx.gate.wait_for_all(n, stop) {
+        return None;
+    }
+    ctx.gate.open();
+    let target = ctx.ci_target?;
+    let (cell_ns, max_ns) = (nanos(ctx.cfg.budget.cell_time), nanos(ctx.cfg.budget.ci_max_time));
+    let mut phases = 1u32;
+    loop {
+        if !ctx.gate.wait_for_all(n, stop) {
+            return None;
+        }
+        let rel = median_ci_rel(&ctx.pooled.lock().expect("pooled histogram"));
+        if (rel.is_nan() || rel > target) && u64::from(phases).saturating_mul(cell_ns) < max_ns {
+            ctx.gate.open();
+            phases += 1;
+        } else {
+            ctx.gate.close();
+            return Some(Adaptive {
+                target_rel: target,
+                achieved_rel: rel,
+                phases,
+                reached: rel <= target,
+            });
+        }
+    }
+}
+
+/// The cell's outcome from its channels' results.
+fn conclude(
+    cfg: &EngineConfig,
+    cell: CellSpec,
+    n: u32,
+    results: Vec<Result<Measured, Stop>>,
+    adaptive: Option<Adaptive>,
+) -> Option<CellOutcome> {
+    if cfg.stop.load(Ordering::SeqCst)
+        || results.iter().any(|r| matches!(r, Err(Stop::Interrupted)))
+    {
+        return None;
+    }
+    for (i, r) in results.iter().enumerate() {
+        if let Err(Stop::Failed(reason)) = r {
+            return Some(CellOutcome::Failed { reason: format!("channel {i} of {n}: {reason}") });
+        }
+    }
+    if let Some(max) = results.iter().find_map(|r| match r {
+        Err(Stop::TooLarge(m)) => Some(*m),
+        _ => None,
+    }) {
+        return Some(CellOutcome::NotApplicable { max_bytes: max });
+    }
+    let mut chans = Vec::with_capacity(results.len());
+    let mut counters = LinkCounters::default();
+    let mut raw: Option<Vec<u64>> = None;
+    for r in results {
+        match r {
+            Ok(m) => {
+                counters.tx_busy += m.counters.tx_busy;
+                // In channel order: channel 0's samples first.
+                match (&mut raw, m.raw_ns) {
+                    (Some(all), Some(r)) => all.extend(r),
+                    (None, r) => raw = r,
+                    (Some(_), None) => {}
+                }
+                chans.push(m.data);
+            }
+            // Quit without a failure elsewhere cannot happen; say so.
+            Err(_) => {
+                return Some(CellOutcome::Failed {
+                    reason: format!("{n} channels: a channel stopped without a reason"),
+                });
+            }
+        }
+    }
+    let phases = adaptive.map_or(1, |a| a.phases);
+    let window_ns =
+        common_window_ns(cell.transfer_bytes.is_none(), cfg.budget.cell_time, phases, &chans);
+    let window = (cell.pattern == Pattern::Stream).then_some(cfg.budget.window.max(2));
+    let mut d = aggregate(window_ns, window, counters, chans);
+    d.raw_ns = raw;
+    d.adaptive = adaptive;
+    Some(CellOutcome::Measured(d))
+}
+
+/// The common window: the cell time times the phases in time mode (every
+/// channel stopped counting at T1 = T0 + cell time of each phase); with a
+/// transfer size, T0 to the last channel's last completion.
+fn common_window_ns(timed: bool, cell_time: Duration, phases: u32, chans: &[ChannelData]) -> u64 {
+    if timed {
+        return nanos(cell_time).saturating_mul(u64::from(phases));
+    }
+    chans.iter().map(|c| c.start_offset_ns + c.active_ns).max().unwrap_or(0)
+}
+
+/// The aggregate cell over one common window: messages and bytes summed,
+/// `elapsed_ns` = the window (so the cell's bytes/s is Σ bytes / window,
+/// never Σ bytes_i / active_i), latency = the channels' merged histograms.
+fn aggregate(
+    window_ns: u64,
+    window: Option<u32>,
+    counters: LinkCounters,
+    chans: Vec<ChannelData>,
+) -> CellData {
+    let mut latency: Option<LatencyHistogram> = None;
+    for h in chans.iter().filter_map(|c| c.latency.as_ref()) {
+        latency.get_or_insert_with(LatencyHistogram::new).merge(h);
+    }
+    CellData {
+        messages: chans.iter().map(|c| c.messages).sum(),
+        bytes: chans.iter().map(|c| c.bytes).sum(),
+        elapsed_ns: window_ns,
+        // Not counted per channel; each had its own probe and warm-up.
+        warmup_messages: 0,
+        latency,
+        raw_ns: None,
+        window,
+        counters,
+        channels: Some(chans.len() as u32),
+        adaptive: None,
+        per_channel: chans,
+    }
+}
+
+/// One channel, on its own thread: placement, session, then [`drive`]
+/// under a watchdog; the session is closed whatever happens.
+fn channel(ctx: &Ctx<'_>, i: u32) -> Result<Measured, Stop> {
+    let cfg = ctx.cfg;
+    crate::cpu::pin_current_thread(cfg.host_cpu).map_err(|e| Stop::Failed(e.to_string()))?;
+    if let Some(p) = cfg.fifo {
+        crate::cpu::set_fifo(p).map_err(|e| Stop::Failed(e.to_string()))?;
+    }
+    let fault = ctx.fault.filter(|&(ch, _)| ch == i).map(|(_, f)| f);
+    let mut s = Session::open(cfg, ctx.spec, fault).map_err(Stop::Failed)?;
+    let max = crate::max_transfer(cfg.protocol, s.host.caps().max_msg_bytes);
+    if ctx.cell.size_bytes > max {
+        s.close(true);
+        return Err(Stop::TooLarge(max));
+    }
+    if let Err(e) = s.host.set_pipelined(ctx.cell.pattern == Pattern::Stream) {
+        s.close(false);
+        return Err(Stop::Failed(e.to_string()));
+    }
+    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
+    let before = s.host.counters();
+    let result = drive(ctx, i, s.host.as_mut(), wd.progress());
+    let fired = wd.finish();
+    match result {
+        Ok(Some(mut m)) => {
+            m.counters = s.host.counters().since(before);
+            s.abort.clear();
+            s.close(true);
+            Ok(m)
+        }
+        Ok(None) => {
+            s.abort.clear();
+            s.close(false);
+            Err(if cfg.stop.load(Ordering::SeqCst) { Stop::Interrupted } else { Stop::Quit })
+        }
+        Err(e) => Err(crate::failure(cfg, s, fired, &e).map_or(Stop::Interrupted, Stop::Failed)),
+    }
+}
+
+/// Probe, warm-up, the gate, then the measured chunks. `Ok(None)`: the
+/// gate or another channel said quit.
+fn drive(
+    ctx: &Ctx<'_>,
+    i: u32,
+    link: &mut dyn Link,
+    progress: &AtomicU64,
+) -> Result<Option<Measured>, CellError> {
+    match ctx.cell.pattern {
+        Pattern::PingPong => pingpong(ctx, i, link, progress),
+        Pattern::Stream => stream(ctx, i, link, progress),
+        p => Err(CellError::Unsupported(format!("pattern {p} does not run on channels"))),
+    }
+}
+
+/// The stop rule of a phase that starts at `t0`: T1 = T0 + cell time, or
+/// the cell's transfer in whole messages.
+fn stop_rule(cell: CellSpec, budget: &Budget, t0: u64) -> StopRule {
+    match cell.transfer_bytes {
+        Some(t) => StopRule::Messages(t.div_ceil(cell.size_bytes.max(1))),
+        None => StopRule::At(t0 + nanos(budget.cell_time)),
+    }
+}
+
+/// Raw samples to make room for before a phase: the transfer's messages,
+/// or what the cell time holds at the probe's pace (channels sharing a CPU
+/// go slower, so this is generous), at most [`RAW_RESERVE_MAX`].
+fn raw_room(cell: CellSpec, budget: &Budget, per_msg_ns: f64) -> usize {
+    let n = match cell.transfer_bytes {
+        Some(t) => t.div_ceil(cell.size_bytes.max(1)),
+        None => (nanos(budget.cell_time) as f64 / per_msg_ns.max(1.0)) as u64 + 1,
+    };
+    n.min(RAW_RESERVE_MAX) as usize
+}
+
+/// Ping-pong on one channel: probe and warm-up, then a measured phase each
+/// time the gate opens (once, or per adaptive phase), each round trip
+/// counted by its completion time.
+fn pingpong(
+    ctx: &Ctx<'_>,
+    i: u32,
+    link: &mut dyn Link,
+    progress: &AtomicU64,
+) -> Result<Option<Measured>, CellError> {
+    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
+    let size = cell.size_bytes as usize;
+    let mut echo = Echoer::new(link, size);
+    let probe = echo.timed(link, PROBE_MESSAGES, progress)?;
+    let per = probe as f64 / f64::from(PROBE_MESSAGES);
+    let (warm, _) = counts(per, budget, 50, 5_000_000);
+    echo.timed(link, warm, progress)?;
+    let chunk = chunk_of(per, 1);
+    let mut raw = budget.raw.then(Vec::new);
+    let mut kept: Option<ChannelData> = None;
+    for phase in 1u32.. {
+        if let Some(raw) = &mut raw {
+            raw.reserve(raw_room(cell, budget, per));
+        }
+        let t0 = match ctx.gate.arrive(phase, progress, stop) {
+            Entry::Start(t0) => t0,
+            Entry::Done => break,
+            Entry::Quit => return Ok(None),
+        };
+        let mut m =
+            Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+        let mut hist = LatencyHistogram::new();
+        while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
+            if let Some(raw) = &mut raw {
+                raw.reserve(n as usize);
+            }
+            let end = m.end;
+            echo.phase(link, n, progress, &mut |a, b| {
+                m.first_send(a);
+                if b <= end {
+                    let rtt = b.saturating_sub(a);
+                    hist.record(rtt);
+                    if let Some(raw) = &mut raw {
+                        raw.push(rtt);
+                    }
+                    m.count_to(m.base + 1, b);
+                }
+                m.base += 1;
+            })?;
+        }
+        let Some(data) = m.finish(Some(hist)) else { return Ok(None) };
+        if ctx.ci_target.is_none() {
+            kept = Some(data);
+            break;
+        }
+        if let Some(h) = &data.latency {
+            ctx.pooled.lock().expect("pooled histogram").merge(h);
+        }
+        kept = Some(match kept {
+            None => data,
+            Some(acc) => add_phase(acc, data),
+        });
+    }
+    Ok(kept.map(|data| Measured { data, counters: LinkCounters::default(), raw_ns: raw }))
+}
+
+/// Stream on one channel: probe and warm-up, then one measured phase, each
+/// credit counted by its arrival time.
+fn stream(
+    ctx: &Ctx<'_>,
+    i: u32,
+    link: &mut dyn Link,
+    progress: &AtomicU64,
+) -> Result<Option<Measured>, CellError> {
+    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
+    let size = cell.size_bytes as usize;
+    let mut st = Streamer::new(size, budget.window);
+    let w = st.window();
+    let probe = st.timed(link, w * 2, progress)?;
+    let per = probe as f64 / f64::from(w * 2);
+    let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
+    st.timed(link, warm, progress)?;
+    let chunk = chunk_of(per, w * 8);
+    let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
+    let mut m =
+        Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+    while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
+        let (end, base) = (m.end, m.base);
+        let (first, _) = st.phase(link, n, progress, &mut |acked, t| {
+            if t <= end {
+                m.count_to(base + u64::from(acked), t);
+            }
+        })?;
+        m.first_send(first);
+        m.base += u64::from(n);
+    }
+    Ok(m.finish(None).map(|data| Measured {
+        data,
+        counters: LinkCounters::default(),
+        raw_ns: None,
+    }))
+}
+
+/// A channel's data over one more phase: messages, bytes and active spans
+/// added, the first phase's start offset, the histograms merged.
+fn add_phase(mut acc: ChannelData, next: ChannelData) -> ChannelData {
+    acc.messages += next.messages;
+    acc.bytes += next.bytes;
+    acc.active_ns += next.active_ns;
+    acc.latency = match (acc.latency, next.latency) {
+        (Some(mut a), Some(b)) => {
+            a.merge(&b);
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
+    acc
+}
+
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u128::from(u64::MAX)) as u64
+}
+
+/// Messages per chunk: about [`CHUNK_NS`] at the probe's pace, at least `min`.
+fn chunk_of(per_msg_ns: f64, min: u32) -> u32 {
+    const MAX: u32 = 1 << 20;
+    ((CHUNK_NS / per_msg_ns.max(1.0)) as u32).clamp(min.clamp(1, MAX), MAX)
+}
+
+/// One channel's count over the common window.
+struct Meter {
+    t0: u64,
+    channel: u32,
+    rule: StopRule,
+    size: u64,
+    /// Completions after this do not count (T1, or never).
+    end: u64,
+    /// Messages sent in the measured phase so far.
+    base: u64,
+    /// Messages counted, and the time of the last counted completion.
+    counted: u64,
+    last: u64,
+    first: Option<u64>,
+    /// When the channel started, relative to T0 (its first send, or its
+    /// start time if it never sent).
+    start_offset_ns: u64,
+}
+
+impl Meter {
+    /// Waits out this channel's stagger (tests), then starts counting.
+    fn start(t0: u64, channel: u32, stagger: Duration, rule: StopRule, size: u64) -> Meter {
+        let start = t0 + nanos(stagger) * u64::from(channel);
+        loop {
+            let now = now_ns();
+            if now >= start {
+                break;
+            }
+            std::thread::sleep(Duration::from_nanos(start - now));
+        }
+        let end = match rule {
+            StopRule::At(t1) => t1,
+            StopRule::Messages(_) => u64::MAX,
+        };
+        Meter {
+            t0,
+            channel,
+            rule,
+            size,
+            end,
+            base: 0,
+            counted: 0,
+            last: 0,
+            first: None,
+            start_offset_ns: now_ns() - t0,
+        }
+    }
+
+    /// The next chunk's message count, or `None` when the stop rule holds
+    /// (or `quit` says another channel failed).
+    fn next_chunk(&self, chunk: u32, quit: impl Fn() -> bool) -> Option<u32> {
+        if quit() {
+            return None;
+        }
+        match self.rule {
+            StopRule::At(t1) => (now_ns() < t1).then_some(chunk),
+            StopRule::Messages(total) => {
+                let left = total - self.base;
+                (left > 0).then(|| left.min(u64::from(chunk)) as u32)
+            }
+        }
+    }
+
+    #[inline]
+    fn first_send(&mut self, t: u64) {
+        if self.first.is_none() {
+            self.first = Some(t);
+        }
+    }
+
+    #[inline]
+    fn count_to(&mut self, counted: u64, t: u64) {
+        self.counted = counted;
+        self.last = t;
+    }
+
+    /// The channel's data; `None` if it stopped because another quit
+    /// before its stop rule held.
+    fn finish(self, latency: Option<LatencyHistogram>) -> Option<ChannelData> {
+        let complete = match self.rule {
+            StopRule::At(t1) => now_ns() >= t1,
+            StopRule::Messages(total) => self.base >= total,
+        };
+        if !complete {
+            return None;
+        }
+        let start_offset_ns = self.first.map_or(self.start_offset_ns, |f| f - self.t0);
+        Some(ChannelData {
+            channel: self.channel,
+            messages: self.counted,
+            bytes: self.counted * self.size,
+            start_offset_ns,
+            active_ns: self.first.map_or(0, |f| self.last.saturating_sub(f)),
+            latency: latency.filter(|h| !h.is_empty()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
