@@ -53,7 +53,7 @@ pub const KINDS: &[KindInfo] = &[
                 "push",
                 &["demote", "none"],
                 "demote: push each message of up to 256 B to the shared cache after publishing \
-                 (x86 CLDEMOTE; the default there, a no-op elsewhere)",
+                 (x86 CLDEMOTE; the default there, refused elsewhere)",
             ),
         ],
         path: "",
