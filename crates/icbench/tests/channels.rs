@@ -160,8 +160,10 @@ fn a_failing_channel_fails_the_cell_by_name_and_the_run_goes_on() {
             "64,128",
             "-P",
             "3",
+            // Long enough that the second cell's window sees round trips
+            // even under qemu-user on a loaded machine (20 ms did not, once).
             "--cell-time",
-            "20ms",
+            "100ms",
             "--peer-fault",
             "die-after=30",
         ],

@@ -266,6 +266,17 @@ fn conclude(
     let phases = adaptive.map_or(1, |a| a.phases);
     let window_ns =
         common_window_ns(cell.transfer_bytes.is_none(), cfg.budget.cell_time, phases, &chans);
+    if chans.iter().all(|c| c.messages == 0) {
+        // Nothing to measure: a rate of 0 and an empty histogram would read
+        // as a result (seen under qemu-user at load 7 with 20 ms cells).
+        return Some(CellOutcome::Failed {
+            reason: format!(
+                "{n} channels: no message completed inside the common window of {} ms; \
+                 raise --cell-time",
+                window_ns / 1_000_000
+            ),
+        });
+    }
     let window = (cell.pattern == Pattern::Stream).then_some(cfg.budget.window.max(2));
     let mut d = aggregate(window_ns, window, counters, chans);
     d.raw_ns = raw;

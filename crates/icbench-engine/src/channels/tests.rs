@@ -236,3 +236,33 @@ fn chunks_follow_the_probe_with_a_floor() {
     assert_eq!(chunk_of(0.0, 1), 1_000_000);
     assert_eq!(chunk_of(1.0, 2 << 20), 1 << 20);
 }
+
+/// A window in which no channel completed a message is no measurement:
+/// the cell fails and says what to raise, rather than reporting 0 B/s.
+#[test]
+fn a_window_with_no_completion_fails_the_cell_by_name() {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let cfg = thread_cfg(&STOP);
+    let idle = |channel| {
+        Ok(Measured {
+            data: chan(channel, 0, 0, 0),
+            counters: LinkCounters::default(),
+            raw_ns: None,
+        })
+    };
+    let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::PingPong, 64) };
+    let got = conclude(&cfg, cell, 2, vec![idle(0), idle(1)], None);
+    let Some(CellOutcome::Failed { reason }) = got else { panic!("{got:?}") };
+    assert_eq!(
+        reason,
+        "2 channels: no message completed inside the common window of 20 ms; raise --cell-time"
+    );
+    // One channel that completed anything makes it a measurement.
+    let one = Ok(Measured {
+        data: chan(1, 64, 0, 1_000),
+        counters: LinkCounters::default(),
+        raw_ns: None,
+    });
+    let got = conclude(&cfg, cell, 2, vec![idle(0), one], None);
+    assert!(matches!(got, Some(CellOutcome::Measured(ref d)) if d.bytes == 64), "{got:?}");
+}
