@@ -443,3 +443,39 @@ fn fifo_and_mlock_say_what_to_do_when_not_permitted() {
         assert!(err.contains("mlockall not permitted") && err.contains("RLIMIT_MEMLOCK"), "{err}");
     }
 }
+
+/// `run --fifo` with the floor: every thread icbench starts must get to
+/// run, though the host end spins at the same priority on its CPU — the
+/// counter check's and the floor's second threads, a thread peer — and the
+/// watchdog must outrank a host end spinning on shm, or a dead peer hangs
+/// the run. Skips (saying so) where SCHED_FIFO is not permitted.
+#[test]
+fn a_fifo_run_measures_its_floor_and_survives_a_dead_peer() {
+    let db = db();
+    let run = |extra: &[&str]| {
+        let out = icbench()
+            .args(["run", "--fifo", "10", "-L", "shm", "-p", "pingpong", "-s", "64,128"])
+            .args(["--cell-time", "5ms", "--timeout", "1s", "--json", "--db"])
+            .arg(&db.path)
+            .args(extra)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        if out.status.code() == Some(2) && err.contains("not permitted") {
+            eprintln!("SKIP run --fifo: {}", err.trim());
+            return None;
+        }
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        Some(serde_json::from_slice::<Value>(&out.stdout).unwrap())
+    };
+    let Some(v) = run(&["--peer", "thread"]) else { return };
+    assert!(v["meta"]["floor"]["cacheline_rtt_ns"].is_number(), "{}", v["meta"]);
+    let counter = v["meta"]["fast_counter"]["reason"].as_str().unwrap_or("");
+    assert!(!counter.contains("waited longer"), "{counter}");
+    assert!(rows(&v, "pingpong").iter().all(|r| r["status"] == "ok"), "{v}");
+    let Some(v) = run(&["--no-floor", "--peer-fault", "die-after=50"]) else { return };
+    let cells = rows(&v, "pingpong");
+    assert!(reason(&cells[0]).contains("peer was killed"), "{}", cells[0]);
+    assert_eq!(cells[1]["status"], "ok", "the run goes on after the dead peer");
+}

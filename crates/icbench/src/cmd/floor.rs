@@ -57,8 +57,7 @@ pub(crate) fn engine(
 /// when the peer CPU never answered; the notes say what could not be
 /// measured.
 pub(crate) fn measure(cfg: &EngineConfig) -> Result<(Option<Floor>, Vec<String>)> {
-    let Some(mut f) = floor::measure(cfg.host_cpu, cfg.peer_cpu).map_err(|e| bad(e.to_string()))?
-    else {
+    let Some(mut f) = trips(cfg)? else {
         return Ok((None, Vec::new()));
     };
     let mut notes = Vec::new();
@@ -149,4 +148,23 @@ fn comparison(name: &str, c: &BareComparison) -> String {
         format::ratio_near_1(c.ratio_ci95_hi),
         icbench_report::bare_verdict(c).as_str()
     )
+}
+
+/// The engine's floor (cache-line, two-line and slot trips, memcpy), under
+/// SCHED_OTHER as `icbench floor` measures it even in a `--fifo` run. The
+/// trips' second thread starts on the host CPU and must run there to move
+/// to the peer CPU; under SCHED_FIFO the host end, spinning at the same
+/// priority, would never let it (sched(7)), and the floor would be lost
+/// after its whole budget. The run's scheduling is restored afterwards, for
+/// the bare comparisons and the cells.
+fn trips(cfg: &EngineConfig) -> Result<Option<Floor>> {
+    let fifo = cpu::current_fifo_priority();
+    if fifo.is_some() {
+        cpu::set_other().map_err(|e| anyhow::anyhow!("floor: {e}"))?;
+    }
+    let f = floor::measure(cfg.host_cpu, cfg.peer_cpu).map_err(|e| bad(e.to_string()));
+    if let Some(p) = fifo {
+        cpu::set_fifo(p).map_err(|e| bad(format!("--fifo: {e}")))?;
+    }
+    f
 }
