@@ -789,11 +789,13 @@ pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Re
             format::ns(f.se_a),
             format!("{} … {}", format::ns(f.a_ci95.lo), format::ns(f.a_ci95.hi)),
         ]);
+        // Four significant digits of b, its error and CI to the same decimals.
+        let d = format::sig_decimals(f.b, 4);
         t.add_row(vec![
             "b (per byte)".to_string(),
-            format!("{:.4} ns/B", f.b),
-            format!("{:.4} ns/B", f.se_b),
-            format!("{:.4} … {:.4} ns/B", f.b_ci95.lo, f.b_ci95.hi),
+            format!("{:.d$} ns/B", f.b),
+            format!("{:.d$} ns/B", f.se_b),
+            format!("{:.d$} … {:.d$} ns/B", f.b_ci95.lo, f.b_ci95.hi),
         ]);
         right_align(&mut t, 1);
         writeln!(out, "{t}")?;
