@@ -1,5 +1,6 @@
 //! Terminal tables. Every figure carries its unit; failed cells say why and
-//! sizes a link cannot carry say "n/a (max N B)".
+//! sizes a link cannot carry say "n/a (max 64 KiB)", in the size column's
+//! units.
 
 use std::io::Write;
 
@@ -39,7 +40,7 @@ fn right_align(t: &mut Table, from: usize) {
 /// The text a cell that was not measured shows in place of its figures.
 fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> String {
     match (status, max) {
-        ("n/a", Some(m)) => format!("n/a (max {m} B)"),
+        ("n/a", Some(m)) => format!("n/a (max {})", format::bytes(m)),
         _ => format!("failed: {}", reason.as_deref().unwrap_or("unknown")),
     }
 }
