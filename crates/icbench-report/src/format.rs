@@ -17,8 +17,7 @@ fn scaled(v: f64, units: &[(f64, &str)], suffix: &str) -> String {
     let a = v.abs();
     let mut i = units.iter().rposition(|&(k, _)| a >= k).unwrap_or(0);
     let mut text = sig3(v / units[i].0);
-    if i + 1 < units.len() && text.trim_start_matches('-').parse::<f64>().unwrap_or(0.0) >= 1000.0
-    {
+    if i + 1 < units.len() && text.trim_start_matches('-').parse::<f64>().unwrap_or(0.0) >= 1000.0 {
         i += 1;
         text = sig3(v / units[i].0);
     }

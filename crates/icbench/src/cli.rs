@@ -111,7 +111,8 @@ pub struct PlanCheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// Results database (SQLite); created if missing.
+    /// Results database (SQLite); `run`, `import`, `timer` and `wakeup`
+    /// create it, the other commands only read it.
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
     /// Print JSON instead of tables (with a schema_version).

@@ -268,14 +268,57 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "32M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
-        (vec!["show", "77"], "no run 77 in"),
-        (vec!["show", "x"], "'x' is not a run"),
     ] {
         let (code, err) = fails(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: not one line: {err}");
         assert!(err.starts_with("icbench: error: "), "{err}");
+    }
+}
+
+/// The commands that only read runs refuse a database that is not there
+/// (a mistyped --db, the wrong directory) and leave no empty one behind;
+/// `runs` lists nothing. With a database, the run is checked.
+#[test]
+fn reading_commands_need_a_database_and_create_none() {
+    let db = db();
+    let html = db.path.with_extension("html");
+    for args in [
+        vec!["show"],
+        vec!["show", "3", "--stats"],
+        vec!["model"],
+        vec!["compare", "1", "2"],
+        vec!["effects"],
+        vec!["export", "-f", "csv"],
+        vec!["report", "-o", html.to_str().unwrap()],
+        vec!["run", "--resume", "latest"],
+    ] {
+        let out = icbench().args(&args).arg("--db").arg(&db.path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("no results database at {}", db.path.display())), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!db.path.exists() && !html.exists(), "{args:?} left a file behind");
+    }
+    let out = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"], serde_json::json!([]));
+    assert!(!db.path.exists(), "runs created the database");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/import/seed-000-tty.log");
+    icbench()
+        .arg("import")
+        .arg(&log)
+        .args(["-f", "seed-tty", "--db"])
+        .arg(&db.path)
+        .assert()
+        .success();
+    for (run, want) in [("77", "no run 77 in"), ("x", "'x' is not a run")] {
+        let out = icbench().args(["show", run, "--db"]).arg(&db.path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want) && err.trim().lines().count() == 1, "{err}");
     }
 }
 
