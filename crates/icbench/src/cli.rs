@@ -67,7 +67,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Write a self-contained HTML report (SVG figures, no network) of runs.
     Report(ReportArgs),
-    /// Measure only the floor: cache-line round trip and memcpy bandwidth.
+    /// Measure only the floor: cache-line, two-line and 64 B slot round
+    /// trips, memcpy bandwidth, and pipe and unix against bare loops.
     Floor(FloorArgs),
     /// List the link kinds, and the rpmsg devices and remote processors
     /// this machine offers, with the spec to use for each.
