@@ -422,6 +422,28 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     assert_eq!(run["cells_failed"], 0, "the interrupted cell is not stored as a failure");
 }
 
+/// `icbench links | head` and the like: a reader that went away ends the
+/// output quietly with exit 0, not a panic (Rust ignores SIGPIPE, so a
+/// `println!` to a closed pipe panics).
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let db = db();
+    let db = db.path.to_str().unwrap();
+    for args in [vec!["links"], vec!["runs", "--db", db], vec!["plan", "check", "--help"]] {
+        let mut child = common::icbench_process()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn help_teaches_and_links_lists_every_kind() {
     let out = icbench().args(["run", "--help"]).output().unwrap();

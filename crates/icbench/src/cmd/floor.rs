@@ -4,6 +4,7 @@
 //! system calls, interleaved under the same conditions (icbench-engine's
 //! bare module; issue 2's ±5 % target).
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -99,9 +100,9 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,
             "host_cpu": host, "peer_cpu": peer, "floor": f,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        println!("{}", text(host, peer, &f));
+        writeln!(std::io::stdout(), "{}", text(host, peer, &f))?;
     }
     Ok(ExitCode::SUCCESS)
 }
