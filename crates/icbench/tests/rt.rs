@@ -44,6 +44,15 @@ fn timer_json_has_the_rt_tests_envelope_and_one_thread_per_cpu() {
 }
 
 #[test]
+fn timer_names_its_cpus_as_a_person_would() {
+    let (_dir, db) = tmp();
+    let out =
+        icbench().args(["timer", "-a", "0", "-i", "200", "-l", "20", "--db"]).arg(&db).output();
+    let err = String::from_utf8_lossy(&out.unwrap().stderr).to_string();
+    assert!(err.contains("timer on CPUs 0, 20 wake-ups"), "{err}");
+}
+
+#[test]
 fn timer_histfile_is_cyclictests_text_and_the_run_is_shown_again() {
     let (dir, db) = tmp();
     let hist = dir.path().join("hist.txt");
