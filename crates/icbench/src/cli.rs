@@ -28,7 +28,8 @@ pub struct Cli {
         global = true,
         env = "ICBENCH_SYSFS_ROOT",
         default_value = "/sys",
-        value_name = "DIR"
+        value_name = "DIR",
+        help_heading = "Global options"
     )]
     pub sysfs_root: PathBuf,
     /// Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*).
@@ -37,7 +38,8 @@ pub struct Cli {
         global = true,
         env = "ICBENCH_DEV_ROOT",
         default_value = "/dev",
-        value_name = "DIR"
+        value_name = "DIR",
+        help_heading = "Global options"
     )]
     pub dev_root: PathBuf,
 }
@@ -167,6 +169,8 @@ pub struct ExportArgs {
     /// Run number, or `latest`.
     #[arg(default_value = "latest")]
     pub run: String,
+    /// What to write: csv (one line per cell, every statistic), json (as
+    /// `show --json`) or hgrm (each latency histogram's percentiles, µs).
     #[arg(long, short = 'f', value_enum)]
     pub format: ExportFormat,
     /// Write to this file instead of standard output.
@@ -336,6 +340,15 @@ pub struct FloorArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  icbench run                                   every local link, 1 B … 64 KiB, pingpong and stream
+  icbench run -L shm -L 'shm?wait=futex' -s 64,4K --cpus 0,1
+  icbench run -L pipe -p pingpong --fifo 50 --mlock --json > run.json
+  icbench run -L shm -p oneway -s 64            one-way latency, host → peer and peer → host
+  icbench run --plan plans/002-factors.toml --dry-run
+  icbench run --resume latest                   go on after Ctrl-C or a spent budget
+Sizes take binary units (64, 4K, 1M; sweeps 1-64K); durations us, ms, s, min or h (500ms; a bare
+number is seconds).")]
 pub struct RunArgs {
     /// A link to measure; repeat for several. Default: every local link.
     /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;

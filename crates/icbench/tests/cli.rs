@@ -461,6 +461,16 @@ fn help_teaches_and_links_lists_every_kind() {
     ] {
         assert!(text.contains(flag), "run --help lacks {flag}");
     }
+    // Examples and units, and the global options apart from run's own.
+    assert!(text.contains("Examples:\n  icbench run "), "{text}");
+    assert!(
+        text.contains("a bare\nnumber is seconds") || text.contains("a bare number is seconds")
+    );
+    let options = text.split("Global options:").next().unwrap();
+    assert!(!options.contains("--sysfs-root"), "global options among run's: {text}");
+    let out = icbench().args(["export", "-h"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("What to write: csv"), "{text}");
     let out = icbench().arg("links").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for kind in ["shm", "pipe", "unix", "seqpacket", "mq", "tcp", "netlink", "pty", "shm?wait="] {
