@@ -115,6 +115,22 @@ fn sizes_above_a_links_maximum_are_not_applicable() {
     assert!(text.contains("n/a (max 64 KiB)") && !text.contains("65536"), "{text}");
 }
 
+/// The ping-pong table of a default run — its longest link name, an n/a
+/// cell — fits a 120-column terminal.
+#[test]
+fn the_ping_pong_table_fits_120_columns() {
+    let db = db();
+    let links = ["-L", "shm?wait=futex", "-L", "seqpacket"];
+    run_json(&db.path, &[&links[..], &["-s", "64,128K", "-p", "pingpong"]].concat());
+    let out = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])).collect();
+    assert!(table.iter().any(|l| l.contains("n/a (max 64 KiB)")), "{text}");
+    for l in table {
+        assert!(l.chars().count() <= 120, "{} columns:\n{text}", l.chars().count());
+    }
+}
+
 #[test]
 fn a_stored_run_shows_again_from_the_store_alone() {
     let db = db();
