@@ -460,6 +460,35 @@ fn a_closed_stdout_ends_quietly() {
     }
 }
 
+/// Ctrl-C while the floor is measured, at the head of the run: the run is
+/// marked interrupted (exit 130) and can be resumed, not left 'running'.
+#[test]
+fn ctrl_c_during_the_floor_marks_the_run_interrupted() {
+    use std::io::BufRead;
+    let db = db();
+    let mut child = common::icbench_process()
+        .args(["run", "--cell-time", "5ms", "-L", "pipe", "-s", "64", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("measuring the floor") {
+        assert!(err.read_line(&mut seen).unwrap() > 0, "no floor: {seen}");
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    std::io::Read::read_to_string(&mut err, &mut seen).unwrap();
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(seen.contains("--resume 1"), "{seen}");
+    let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list["runs"][0]["status"], "interrupted", "{list}");
+}
+
 #[test]
 fn help_teaches_and_links_lists_every_kind() {
     let out = icbench().args(["run", "--help"]).output().unwrap();

@@ -119,6 +119,10 @@ fn start(
     plan: &Plan,
     notes: Vec<String>,
 ) -> Result<(Store, RunId, RunMeta)> {
+    // From here on Ctrl-C marks the run interrupted (the floor's few
+    // seconds included: `measure` sees the request before its first cell)
+    // instead of leaving it 'running' for good.
+    install_sigint();
     place_host(settings)?;
     let mut store = open_store(&a.db)?;
     let placement = Placement {
