@@ -306,6 +306,16 @@ pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
     let protocol = settings.protocol();
     let links = resolve_links(a, protocol)?;
     let cells = resolve_cells(a, protocol)?;
+    // Last, so that the other mistakes are named first. When no link has
+    // its device, every cell would fail, after the floor, with exit 0. (One
+    // missing among others fails its cells and the run goes on: an rpmsg
+    // device comes and goes with its remote core.)
+    let missing: Vec<_> = links.iter().filter_map(|l| Some((l, l.missing_device()?))).collect();
+    if !a.dry_run && missing.len() == links.len() {
+        if let Some((l, why)) = missing.first() {
+            return Err(bad(format!("--link {l}: {why}")));
+        }
+    }
     let mut plan_cells = Vec::with_capacity(links.len() * cells.len());
     for link in &links {
         for cell in &cells {
