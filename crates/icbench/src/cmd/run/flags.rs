@@ -311,10 +311,8 @@ pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
     // missing among others fails its cells and the run goes on: an rpmsg
     // device comes and goes with its remote core.)
     let missing: Vec<_> = links.iter().filter_map(|l| Some((l, l.missing_device()?))).collect();
-    if !a.dry_run && missing.len() == links.len() {
-        if let Some((l, why)) = missing.first() {
-            return Err(bad(format!("--link {l}: {why}")));
-        }
+    if let Some((l, why)) = missing.first().filter(|_| !a.dry_run && missing.len() == links.len()) {
+        return Err(bad(format!("--link {l}: {why}")));
     }
     let mut plan_cells = Vec::with_capacity(links.len() * cells.len());
     for link in &links {
