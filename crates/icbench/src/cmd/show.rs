@@ -40,7 +40,11 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
             status: r.status.as_str().to_string(),
             source: r.source.to_string(),
             hostname: r.hostname,
-            cpus: format!("{} ↔ {}", r.host_cpu, r.peer_cpu),
+            // An imported run's CPUs are not known (stored as 0 and 0).
+            cpus: match r.source {
+                icbench_store::RunSource::Measured => format!("{} ↔ {}", r.host_cpu, r.peer_cpu),
+                icbench_store::RunSource::Imported(_) => "–".to_string(),
+            },
             cells_ok: r.cells_ok,
             cells_failed: r.cells_failed,
             cells_na: r.cells_na,
