@@ -284,6 +284,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "32M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
+        (vec!["run", "--peer", "thread", "--peer-fault", "die-after=3"], "needs --peer process"),
     ] {
         let (code, err) = fails(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

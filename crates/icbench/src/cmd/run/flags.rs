@@ -255,6 +255,13 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
         .map(Fault::parse)
         .transpose()
         .map_err(|e| bad(format!("--peer-fault: {e}")))?;
+    if matches!(fault, Some(Fault::Die { .. })) && a.peer == PeerKind::Thread {
+        // The peer kills itself with SIGKILL: as a thread it would take
+        // icbench with it.
+        return Err(bad(
+            "--peer-fault die-after needs --peer process: a thread peer cannot die alone",
+        ));
+    }
     let stagger = match &a.channel_stagger {
         None => 0,
         Some(d) => nanos(sizes::duration(d).map_err(|e| bad(format!("--channel-stagger: {e}")))?),
