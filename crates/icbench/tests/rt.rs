@@ -140,7 +140,8 @@ fn bad_options_are_one_line_and_exit_2() {
         (&["timer", "-i", "0"][..], "-i 0"),
         (&["timer", "-p", "0"][..], "-p 0"),
         (&["timer", "-l", "0"][..], "-l 0"),
-        (&["timer", "-a", "9999"][..], "CPU 9999"),
+        (&["timer", "-a", "9999"][..], "CPU 9999 is not online"),
+        (&["timer", "-a", "0,9999"][..], "give CPUs from that list"),
         (&["timer", "-a", "x"][..], "-a 'x'"),
         (&["timer", "-h", "0"][..], "-h 0"),
         (&["timer", "-D", "soon"][..], "-D"),
@@ -156,5 +157,7 @@ fn bad_options_are_one_line_and_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("icbench: error: "), "{err}");
         assert!(err.contains(needle), "{args:?}: {err}");
+        // timer takes a CPU list: run's advice (--cpus A,B) would mislead.
+        assert!(args[0] != "timer" || !err.contains("--cpus A,B"), "{args:?}: {err}");
     }
 }
