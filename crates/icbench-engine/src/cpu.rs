@@ -100,6 +100,51 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), CpuError> {
     rustix::thread::sched_setaffinity(None, &set).map_err(|errno| CpuError::Pin { cpu, errno })
 }
 
+/// Starts a thread named `name` that pins itself to `cpu` and then runs
+/// `f`; returns once the thread is pinned. Joined, it gives `f`'s value or
+/// the pinning error.
+///
+/// The wait is the point. A new thread starts on its creator's CPUs with
+/// its creator's policy and priority; under SCHED_FIFO a creator pinned to
+/// one CPU that went on spinning there would never let the new thread run
+/// to move away (sched(7): a SCHED_FIFO thread runs until it blocks, yields
+/// or a higher priority preempts it; RT throttling does not help, it stops
+/// both). Blocked here, the creator lets it run.
+pub fn spawn_pinned<T, F>(
+    name: &str,
+    cpu: u32,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<Result<T, CpuError>>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let (pinned_tx, pinned_rx) = std::sync::mpsc::sync_channel(1);
+    let join = std::thread::Builder::new().name(name.into()).spawn(move || {
+        let pinned = pin_current_thread(cpu);
+        let _ = pinned_tx.send(());
+        pinned.map(|()| f())
+    })?;
+    // An error here means the thread is gone, which the join reports.
+    let _ = pinned_rx.recv();
+    Ok(join)
+}
+
+/// The calling thread's SCHED_FIFO priority, `None` under any other policy.
+pub fn current_fifo_priority() -> Option<u8> {
+    // SAFETY: plain system calls on the calling thread.
+    let policy = unsafe { libc::sched_getscheduler(0) };
+    if policy != libc::SCHED_FIFO {
+        return None;
+    }
+    // SAFETY: sched_param is plain old data, filled by the kernel.
+    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid param for the calling thread.
+    (unsafe { libc::sched_getparam(0, &mut param) } == 0)
+        .then(|| u8::try_from(param.sched_priority).ok())
+        .flatten()
+}
+
 /// Puts the calling thread under SCHED_FIFO at `priority`.
 pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
     // Zeroed first: musl's sched_param has more fields than the priority.
@@ -160,6 +205,37 @@ mod tests {
         let e = l.check(7).unwrap_err().to_string();
         assert_eq!(e, "CPU 7 is not online (online: 0-1); choose two with --cpus A,B");
         assert!(CpuList::parse("0").unwrap().default_pair().is_err());
+    }
+
+    #[test]
+    fn a_pinned_thread_gets_away_from_a_spinning_fifo_creator() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let Ok((a, b)) = CpuList::usable().default_pair() else {
+            eprintln!("SKIP spawn_pinned under SCHED_FIFO: fewer than two usable CPUs");
+            return;
+        };
+        std::thread::spawn(move || {
+            pin_current_thread(a).unwrap();
+            if let Err(e) = set_fifo(10) {
+                eprintln!("SKIP spawn_pinned under SCHED_FIFO: {e}");
+                return;
+            }
+            let ran = Arc::new(AtomicBool::new(false));
+            let r = ran.clone();
+            let join = spawn_pinned("test", b, move || r.store(true, Ordering::SeqCst)).unwrap();
+            // Spin as a measuring host end does; bounded, so that a thread
+            // stuck behind it fails the test instead of hanging it.
+            let give_up = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !ran.load(Ordering::SeqCst) && std::time::Instant::now() < give_up {
+                std::hint::spin_loop();
+            }
+            set_other().unwrap();
+            assert!(ran.load(Ordering::SeqCst), "the new thread never left CPU {a}");
+            join.join().unwrap().unwrap();
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

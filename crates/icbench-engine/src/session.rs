@@ -254,10 +254,13 @@ fn spawn_own(
             let raw: Vec<i32> = handoff.fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
             let peer_abort = Abort::new();
             let (pa, cpu, fifo) = (peer_abort.clone(), cfg.peer_cpu, cfg.fifo);
+            let (placed_tx, placed_rx) = std::sync::mpsc::sync_channel(1);
             let join = std::thread::Builder::new()
                 .name("icbench-peer".into())
                 .spawn(move || {
-                    let attached = match (place_thread(cpu, fifo), role) {
+                    let placed = place_thread(cpu, fifo);
+                    let _ = placed_tx.send(());
+                    let attached = match (placed, role) {
                         (Err(e), _) => Err(e),
                         // The bare loop takes the descriptors over.
                         (Ok(()), Role::Bare(size)) => {
@@ -279,6 +282,10 @@ fn spawn_own(
                     peer::serve(link.as_mut(), fault, &pa)
                 })
                 .map_err(|e| format!("cannot start the peer thread: {e}"))?;
+            // Blocked until the peer has moved to its CPU: it starts on this
+            // one, and under SCHED_FIFO a host end spinning here would never
+            // let it run (cpu::spawn_pinned says why).
+            let _ = placed_rx.recv();
             Peer::Thread { join, abort: peer_abort }
         }
     };

@@ -113,6 +113,7 @@ impl Watchdog {
         let thread = std::thread::Builder::new()
             .name("icbench-watchdog".into())
             .spawn(move || {
+                outrank_the_measuring_thread();
                 let watched = Watched { peer: peer.as_deref(), health: health.as_deref(), stop };
                 watch(&s, timeout, &abort, &watched, target)
             })
@@ -134,6 +135,28 @@ impl Watchdog {
             let _ = t.join();
         }
         self.shared.fired.lock().expect("watchdog lock").clone()
+    }
+}
+
+/// Under SCHED_FIFO the watchdog starts on the measuring thread's CPU at
+/// its priority, and a measuring thread spinning on a link (shm, a floor
+/// trip) would never let it run (sched(7)): a dead or hung peer would hang
+/// the run, and Ctrl-C with it. So it takes the highest FIFO priority it
+/// may. It sleeps but for a look every [`LOOK_EVERY`], as under SCHED_OTHER,
+/// where its wake-ups preempt the measuring thread too.
+fn outrank_the_measuring_thread() {
+    let Some(own) = crate::cpu::current_fifo_priority() else {
+        return;
+    };
+    // SAFETY: plain system call.
+    let max = unsafe { libc::sched_get_priority_max(libc::SCHED_FIFO) };
+    // Without CAP_SYS_NICE, RLIMIT_RTPRIO is the ceiling (sched(7)).
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Rtprio).current;
+    let limit = limit.map_or(max, |l| i32::try_from(l).unwrap_or(max).min(max));
+    for p in [max, limit] {
+        if p > i32::from(own) && crate::cpu::set_fifo(p as u8).is_ok() {
+            return;
+        }
     }
 }
 

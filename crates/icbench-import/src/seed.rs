@@ -67,9 +67,27 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
         let b: u64 = num(field(&f, "b", line_no)?, line_no, "b")?;
         let ns: u64 = num(field(&f, "nsec", line_no)?, line_no, "nsec")?;
         let sent: u64 = num(field(&f, "bytes sent", line_no)?, line_no, "bytes sent")?;
-        let n: u32 = match client {
-            Client::Tty => num(field(&f, "n", line_no)?, line_no, "n")?,
-            Client::Netlink => 1,
+        // The two clients' lines differ only by `n:`; without this check a
+        // tty log read as netlink would lose its block counts unnoticed.
+        let n: u32 = match (client, f.iter().any(|(k, _)| k == "n")) {
+            (Client::Tty, true) => num(field(&f, "n", line_no)?, line_no, "n")?,
+            (Client::Tty, false) => {
+                return Err(ImportError::Line {
+                    line: line_no,
+                    msg: "result line without 'n:' (blocks per transfer): a netlink client's \
+                          log? import it with -f seed-netlink"
+                        .into(),
+                });
+            }
+            (Client::Netlink, false) => 1,
+            (Client::Netlink, true) => {
+                return Err(ImportError::Line {
+                    line: line_no,
+                    msg: "result line with 'n:' (blocks per transfer), as the tty client \
+                          writes: import it with -f seed-tty"
+                        .into(),
+                });
+            }
         };
         if b == 0 || n == 0 {
             return Err(ImportError::Line {

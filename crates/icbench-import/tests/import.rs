@@ -185,3 +185,16 @@ fn bad_input_names_the_line() {
     let e = parse(Format::Csv, "size_bytes,foo\n1,2\n", &Options::default()).unwrap_err();
     assert!(e.to_string().contains("time_ns or a bytes_per_s"), "{e}");
 }
+
+/// The tty and netlink logs differ only by `n:`: each format refuses the
+/// other's log and names the right one, instead of importing a tty log as
+/// netlink with every block count read as 1.
+#[test]
+fn a_seed_log_given_as_the_other_client_names_the_right_format() {
+    let e = parse(Format::SeedNetlink, &file("seed-000-tty.log"), &Options::default());
+    let e = e.unwrap_err().to_string();
+    assert!(e.starts_with("line 17: ") && e.contains("-f seed-tty"), "{e}");
+    let e = parse(Format::SeedTty, &file("seed-001-netlink.log"), &Options::default());
+    let e = e.unwrap_err().to_string();
+    assert!(e.starts_with("line 13: ") && e.contains("-f seed-netlink"), "{e}");
+}

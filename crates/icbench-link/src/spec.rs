@@ -298,6 +298,19 @@ impl LinkSpec {
                 || self.kind == "netlink-bridge")
     }
 
+    /// The device a remote link opens, when it is not there: one line
+    /// naming it and where to look, for the run to refuse before measuring
+    /// nothing but failed cells. `None` for links without a device path
+    /// (local links, emulated stand-ins) and for a device that exists.
+    pub fn missing_device(&self) -> Option<String> {
+        let device = KINDS.iter().any(|k| k.name == self.kind && !k.path.is_empty());
+        let path =
+            self.path.as_deref().filter(|_| device && !self.params.contains_key("emulate"))?;
+        (!std::path::Path::new(path).exists()).then(|| {
+            format!("{path} does not exist: `icbench links` lists the devices this machine offers")
+        })
+    }
+
     /// The specs `icbench run` measures when no `--link` is given.
     pub fn defaults() -> Vec<LinkSpec> {
         let mut v: Vec<LinkSpec> = KINDS
@@ -360,6 +373,16 @@ mod tests {
         assert!(matches!(LinkSpec::parse("serial:"), Err(SpecError::MissingPath { .. })));
         let e = LinkSpec::parse("serial:/dev/ttyUSB0?baud=fast").unwrap_err().to_string();
         assert!(e.contains("a positive whole number"), "{e}");
+    }
+
+    #[test]
+    fn only_a_device_that_is_not_there_is_missing() {
+        let missing = |s: &str| LinkSpec::parse(s).unwrap().missing_device();
+        let e = missing("serial:/dev/ttyUSB-none?baud=115200").unwrap();
+        assert!(e.starts_with("/dev/ttyUSB-none does not exist"), "{e}");
+        assert_eq!(missing("tty:/dev/null"), None);
+        assert_eq!(missing("pipe"), None);
+        assert_eq!(missing("rpmsg:/dev/rpmsg-none?emulate=seqpacket"), None);
     }
 
     #[test]

@@ -166,7 +166,8 @@ fn cpu_levels(l: &Level, ctx: &Context) -> Result<Vec<Resolved>, String> {
         return Err("host and peer need two different CPUs".into());
     }
     if let Some(off) = [h, p].into_iter().find(|c| !ctx.online.contains(c)) {
-        return Err(format!("CPU {off} is not online here (online: {:?})", ctx.online));
+        let online: Vec<String> = ctx.online.iter().map(u32::to_string).collect();
+        return Err(format!("CPU {off} is not online here (online: {})", online.join(", ")));
     }
     Ok(vec![pair(h, p)])
 }

@@ -7,17 +7,21 @@ pub fn ns(v: f64) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
+    scaled(v, &[(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")], "")
+}
+
+/// `v` in the largest of `units` (scale, prefix) that leaves at least 1,
+/// with three significant digits and `suffix`. The unit is chosen after
+/// rounding, so 999.7 ns reads `1.00 µs`, not `1000 ns`.
+fn scaled(v: f64, units: &[(f64, &str)], suffix: &str) -> String {
     let a = v.abs();
-    let (x, unit) = if a < 1e3 {
-        (v, "ns")
-    } else if a < 1e6 {
-        (v / 1e3, "µs")
-    } else if a < 1e9 {
-        (v / 1e6, "ms")
-    } else {
-        (v / 1e9, "s")
-    };
-    format!("{} {unit}", sig3(x))
+    let mut i = units.iter().rposition(|&(k, _)| a >= k).unwrap_or(0);
+    let mut text = sig3(v / units[i].0);
+    if i + 1 < units.len() && text.trim_start_matches('-').parse::<f64>().unwrap_or(0.0) >= 1000.0 {
+        i += 1;
+        text = sig3(v / units[i].0);
+    }
+    format!("{text} {}{suffix}", units[i].1)
 }
 
 /// A size in bytes: `1 B`, `512 B`, `4 KiB`, `1.5 MiB`.
@@ -43,16 +47,7 @@ pub fn rate(v: f64, unit: &str) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
-    let (x, p) = if v < 1e3 {
-        (v, "")
-    } else if v < 1e6 {
-        (v / 1e3, "k")
-    } else if v < 1e9 {
-        (v / 1e6, "M")
-    } else {
-        (v / 1e9, "G")
-    };
-    format!("{} {p}{unit}", sig3(x))
+    scaled(v, &[(1.0, ""), (1e3, "k"), (1e6, "M"), (1e9, "G")], unit)
 }
 
 /// A ratio: `1.23×`.
@@ -66,16 +61,26 @@ pub fn ratio_near_1(v: f64) -> String {
     if v.is_finite() { format!("{v:.3}×") } else { "–".to_string() }
 }
 
-/// Three significant digits without an exponent.
+/// Three significant digits without an exponent (two decimals below 1).
+/// The decimals are chosen after rounding: 99.97 reads `100`, not `100.0`.
 pub fn sig3(x: f64) -> String {
-    let a = x.abs();
-    if a >= 100.0 {
-        format!("{x:.0}")
-    } else if a >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
+    let mut text = format!("{x:.2}");
+    for decimals in [1, 0] {
+        if text.trim_start_matches('-').parse::<f64>().unwrap_or(0.0) < 10f64.powi(2 - decimals) {
+            break;
+        }
+        text = format!("{x:.*}", decimals as usize);
     }
+    text
+}
+
+/// The decimals that give `x` `digits` significant digits (none for
+/// integers that already have them).
+pub fn sig_decimals(x: f64, digits: i32) -> usize {
+    if x == 0.0 || !x.is_finite() {
+        return (digits - 1).max(0) as usize;
+    }
+    (digits - 1 - x.abs().log10().floor() as i32).max(0) as usize
 }
 
 /// Unix ns as UTC `2026-11-22 04:41:48`.
@@ -107,5 +112,24 @@ mod tests {
         assert_eq!(rate(123_456.0, "msg/s"), "123 kmsg/s");
         assert_eq!(ratio(1.234), "1.23×");
         assert_eq!(unix_ns(0), "1970-01-01 00:00:00 UTC");
+    }
+
+    #[test]
+    fn rounding_up_never_gives_a_fourth_digit() {
+        assert_eq!(sig3(99.97), "100");
+        assert_eq!(sig3(9.997), "10.0");
+        assert_eq!(sig3(-99.97), "-100");
+        assert_eq!(sig3(99.94), "99.9");
+        assert_eq!(sig3(0.004), "0.00");
+        assert_eq!(rate(99_970.0, "B/s"), "100 kB/s");
+        assert_eq!(rate(99_970_000.0, "B/s"), "100 MB/s");
+        assert_eq!(rate(999_700.0, "B/s"), "1.00 MB/s");
+        assert_eq!(ns(999.7), "1.00 µs");
+        assert_eq!(ns(999_600.0), "1.00 ms");
+        assert_eq!(ns(-999.7), "-1.00 µs");
+        assert_eq!(ns(0.0), "0.00 ns");
+        assert_eq!(sig_decimals(8837.6, 4), 0);
+        assert_eq!(sig_decimals(0.012345, 4), 5);
+        assert_eq!(sig_decimals(1.5, 4), 3);
     }
 }

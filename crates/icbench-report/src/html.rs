@@ -576,9 +576,10 @@ fn model_table(h: &mut String, models: &ModelView) {
         );
         match &m.fit {
             Some(f) => {
+                let d = format::sig_decimals(f.b, 4);
                 let _ = write!(
                     h,
-                    "<td>{} ({} … {})</td><td>{:.4} ({:.4} … {:.4})</td><td>{:.4}</td><td>{:.1} %</td><td>{}</td><td>{}</td>",
+                    "<td>{} ({} … {})</td><td>{:.d$} ({:.d$} … {:.d$})</td><td>{:.4}</td><td>{:.1} %</td><td>{}</td><td>{}</td>",
                     esc(&format::ns(f.a)),
                     esc(&format::ns(f.a_ci95.lo)),
                     esc(&format::ns(f.a_ci95.hi)),

@@ -154,25 +154,39 @@ impl Scale {
                     }
                 }
             }
-            out.retain(|&v| {
-                let t = v.log10();
-                t >= self.lo && t <= self.hi
-            });
-            out
-        } else {
-            let raw = (self.hi - self.lo) / 6.0;
-            let mag = 10f64.powf(raw.log10().floor());
-            let step =
-                [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(mag);
-            let mut v = (self.lo / step).ceil() * step;
-            let mut out = Vec::new();
-            while v <= self.hi {
-                out.push(v);
-                v += step;
+            let inside = |v: &f64| (self.lo..=self.hi).contains(&v.log10());
+            out.retain(inside);
+            if out.len() < 2 && unit != Unit::Bytes {
+                // A narrow range (a histogram of 280 … 450 ns) may hold no
+                // 1, 2 or 5 × 10^e: every mantissa, else plain steps, so
+                // that the axis still says what its values are.
+                out = (lo..=hi)
+                    .flat_map(|e| (1..10).map(move |m| f64::from(m) * 10f64.powi(e)))
+                    .filter(inside)
+                    .collect();
+                if out.len() < 2 {
+                    out = linear_ticks(10f64.powf(self.lo), 10f64.powf(self.hi));
+                }
             }
             out
+        } else {
+            linear_ticks(self.lo, self.hi)
         }
     }
+}
+
+/// About six round steps (1, 2 or 5 × 10^e) from `lo` to `hi`.
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let raw = (hi - lo) / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(mag);
+    let mut v = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while v <= hi {
+        out.push(v);
+        v += step;
+    }
+    out
 }
 
 fn frame(out: &mut String, title: &str, id: &str) {
@@ -573,6 +587,28 @@ mod tests {
         assert_eq!(svg.matches(r#"class="reference""#).count(), 1);
         assert!(svg.contains("&lt;pipe&gt;") && !svg.contains("<pipe>"));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    /// The x-axis tick labels of an SVG (those under the plot area).
+    fn x_ticks(svg: &str) -> Vec<String> {
+        let marker = format!(r#"y="{:.1}" text-anchor="middle">"#, H - MB + 16.0);
+        svg.split(&marker).skip(1).map(|t| t.split('<').next().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn a_narrow_histogram_still_labels_its_axis() {
+        // shm's 1 B round trips: 280 … 451 ns hold no 1, 2 or 5 × 10^e.
+        let bars = [(280.0, 300.0, 3), (300.0, 350.0, 40), (350.0, 451.0, 7)];
+        let ticks = x_ticks(&histogram("t", "h", &bars, "round trip"));
+        assert!(ticks.len() >= 2, "{ticks:?}");
+        assert!(ticks.iter().all(|t| t.ends_with(" ns")), "{ticks:?}");
+        assert!(ticks.contains(&"300 ns".to_string()), "{ticks:?}");
+        // Narrower still: plain steps.
+        let ticks = x_ticks(&histogram("t", "h", &[(362.0, 366.0, 5), (366.0, 375.0, 9)], "rt"));
+        assert!(ticks.len() >= 2, "{ticks:?}");
+        // A wide one keeps its decades.
+        let ticks = x_ticks(&histogram("t", "h", &[(100.0, 1e3, 1), (1e3, 1e6, 2)], "rt"));
+        assert!(ticks.contains(&"1.00 µs".to_string()), "{ticks:?}");
     }
 
     #[test]

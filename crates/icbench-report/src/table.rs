@@ -1,5 +1,6 @@
 //! Terminal tables. Every figure carries its unit; failed cells say why and
-//! sizes a link cannot carry say "n/a (max N B)".
+//! sizes a link cannot carry say "n/a (max 64 KiB)", in the size column's
+//! units.
 
 use std::io::Write;
 
@@ -39,7 +40,7 @@ fn right_align(t: &mut Table, from: usize) {
 /// The text a cell that was not measured shows in place of its figures.
 fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> String {
     match (status, max) {
-        ("n/a", Some(m)) => format!("n/a (max {m} B)"),
+        ("n/a", Some(m)) => format!("n/a (max {})", format::bytes(m)),
         _ => format!("failed: {}", reason.as_deref().unwrap_or("unknown")),
     }
 }
@@ -112,16 +113,18 @@ fn adaptive_short(r: &PingPongRow) -> String {
 fn pingpong_table(rows: &[PingPongRow]) -> Table {
     let adaptive = rows.iter().any(|r| r.adaptive.is_some());
     let busy = any_busy(rows.iter().map(|r| r.tx_busy));
+    // Headers wider than their figures take two lines, so that the table
+    // of a default run fits 120 columns.
     let mut header = vec![
         "link",
         "size",
         "p50 RTT",
-        "p50 95% CI",
+        "p50\n95% CI",
         "p99 RTT",
         "max RTT",
-        "round trips/s",
-        "payload B/s",
-        "p50 ÷ floor",
+        "round\ntrips/s",
+        "payload\nB/s",
+        "p50\n÷ floor",
     ];
     if adaptive {
         header.push("--ci");
@@ -789,11 +792,13 @@ pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Re
             format::ns(f.se_a),
             format!("{} … {}", format::ns(f.a_ci95.lo), format::ns(f.a_ci95.hi)),
         ]);
+        // Four significant digits of b, its error and CI to the same decimals.
+        let d = format::sig_decimals(f.b, 4);
         t.add_row(vec![
             "b (per byte)".to_string(),
-            format!("{:.4} ns/B", f.b),
-            format!("{:.4} ns/B", f.se_b),
-            format!("{:.4} … {:.4} ns/B", f.b_ci95.lo, f.b_ci95.hi),
+            format!("{:.d$} ns/B", f.b),
+            format!("{:.d$} ns/B", f.se_b),
+            format!("{:.d$} … {:.d$} ns/B", f.b_ci95.lo, f.b_ci95.hi),
         ]);
         right_align(&mut t, 1);
         writeln!(out, "{t}")?;

@@ -28,7 +28,8 @@ pub struct Cli {
         global = true,
         env = "ICBENCH_SYSFS_ROOT",
         default_value = "/sys",
-        value_name = "DIR"
+        value_name = "DIR",
+        help_heading = "Global options"
     )]
     pub sysfs_root: PathBuf,
     /// Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*).
@@ -37,7 +38,8 @@ pub struct Cli {
         global = true,
         env = "ICBENCH_DEV_ROOT",
         default_value = "/dev",
-        value_name = "DIR"
+        value_name = "DIR",
+        help_heading = "Global options"
     )]
     pub dev_root: PathBuf,
 }
@@ -67,7 +69,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Write a self-contained HTML report (SVG figures, no network) of runs.
     Report(ReportArgs),
-    /// Measure only the floor: cache-line round trip and memcpy bandwidth.
+    /// Measure only the floor: cache-line, two-line and 64 B slot round
+    /// trips, memcpy bandwidth, and pipe and unix against bare loops.
     Floor(FloorArgs),
     /// List the link kinds, and the rpmsg devices and remote processors
     /// this machine offers, with the spec to use for each.
@@ -111,7 +114,8 @@ pub struct PlanCheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// Results database (SQLite); created if missing.
+    /// Results database (SQLite); `run`, `import`, `timer` and `wakeup`
+    /// create it, the other commands only read it.
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
     /// Print JSON instead of tables (with a schema_version).
@@ -165,6 +169,8 @@ pub struct ExportArgs {
     /// Run number, or `latest`.
     #[arg(default_value = "latest")]
     pub run: String,
+    /// What to write: csv (one line per cell, every statistic), json (as
+    /// `show --json`) or hgrm (each latency histogram's percentiles, µs).
     #[arg(long, short = 'f', value_enum)]
     pub format: ExportFormat,
     /// Write to this file instead of standard output.
@@ -334,6 +340,15 @@ pub struct FloorArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  icbench run                                   every local link, 1 B … 64 KiB, pingpong and stream
+  icbench run -L shm -L 'shm?wait=futex' -s 64,4K --cpus 0,1
+  icbench run -L pipe -p pingpong --fifo 50 --mlock --json > run.json
+  icbench run -L shm -p oneway -s 64            one-way latency, host → peer and peer → host
+  icbench run --plan plans/002-factors.toml --dry-run
+  icbench run --resume latest                   go on after Ctrl-C or a spent budget
+Sizes take binary units (64, 4K, 1M; sweeps 1-64K); durations us, ms, s, min or h (500ms; a bare
+number is seconds).")]
 pub struct RunArgs {
     /// A link to measure; repeat for several. Default: every local link.
     /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;

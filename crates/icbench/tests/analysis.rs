@@ -134,6 +134,17 @@ fn multi_channel_and_timer_imports_carry_their_shape_and_warnings() {
     assert_eq!(v["timer"][0]["latency_ns"]["count"], 100_000);
     assert_eq!(v["timer"][0]["latency_ns"]["from"], "histogram");
     assert!(v["timer"][0]["latency_ns"]["median_ci95_lo"].is_number());
+    // Another tool's run has no CPU pair of ours to list.
+    let runs = json(&db, &["runs", "--json"]);
+    let listed = runs["runs"].as_array().unwrap();
+    assert!(listed.iter().all(|r| r["cpus"] == "–"), "{runs}");
+    // The closing hint offers `model` only where there is a line to fit.
+    let p = testdata("cyclictest-hist.txt");
+    let text = ok(&db, &["import", p.to_str().unwrap(), "-f", "cyclictest-hist"]);
+    assert!(text.contains("prints it") && !text.contains("icbench model"), "{text}");
+    let p = testdata("seed-000-tty.log");
+    let text = ok(&db, &["import", p.to_str().unwrap(), "-f", "seed-tty"]);
+    assert!(text.contains("`icbench model"), "{text}");
 }
 
 #[test]

@@ -111,7 +111,24 @@ fn sizes_above_a_links_maximum_are_not_applicable() {
     assert_eq!(r[1]["max_bytes"], 65536);
     let table = icbench().args(["show", "latest", "--db"]).arg(&db.path).output().unwrap();
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("n/a (max 65536 B)"), "{text}");
+    // In the size column's units, not a raw byte count.
+    assert!(text.contains("n/a (max 64 KiB)") && !text.contains("65536"), "{text}");
+}
+
+/// The ping-pong table of a default run — its longest link name, an n/a
+/// cell — fits a 120-column terminal.
+#[test]
+fn the_ping_pong_table_fits_120_columns() {
+    let db = db();
+    let links = ["-L", "shm?wait=futex", "-L", "seqpacket"];
+    run_json(&db.path, &[&links[..], &["-s", "64,128K", "-p", "pingpong"]].concat());
+    let out = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])).collect();
+    assert!(table.iter().any(|l| l.contains("n/a (max 64 KiB)")), "{text}");
+    for l in table {
+        assert!(l.chars().count() <= 120, "{} columns:\n{text}", l.chars().count());
+    }
 }
 
 #[test]
@@ -267,14 +284,58 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "32M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
-        (vec!["show", "77"], "no run 77 in"),
-        (vec!["show", "x"], "'x' is not a run"),
+        (vec!["run", "--peer", "thread", "--peer-fault", "die-after=3"], "needs --peer process"),
     ] {
         let (code, err) = fails(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: not one line: {err}");
         assert!(err.starts_with("icbench: error: "), "{err}");
+    }
+}
+
+/// The commands that only read runs refuse a database that is not there
+/// (a mistyped --db, the wrong directory) and leave no empty one behind;
+/// `runs` lists nothing. With a database, the run is checked.
+#[test]
+fn reading_commands_need_a_database_and_create_none() {
+    let db = db();
+    let html = db.path.with_extension("html");
+    for args in [
+        vec!["show"],
+        vec!["show", "3", "--stats"],
+        vec!["model"],
+        vec!["compare", "1", "2"],
+        vec!["effects"],
+        vec!["export", "-f", "csv"],
+        vec!["report", "-o", html.to_str().unwrap()],
+        vec!["run", "--resume", "latest"],
+    ] {
+        let out = icbench().args(&args).arg("--db").arg(&db.path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("no results database at {}", db.path.display())), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!db.path.exists() && !html.exists(), "{args:?} left a file behind");
+    }
+    let out = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"], serde_json::json!([]));
+    assert!(!db.path.exists(), "runs created the database");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/import/seed-000-tty.log");
+    icbench()
+        .arg("import")
+        .arg(&log)
+        .args(["-f", "seed-tty", "--db"])
+        .arg(&db.path)
+        .assert()
+        .success();
+    for (run, want) in [("77", "no run 77 in"), ("x", "'x' is not a run")] {
+        let out = icbench().args(["show", run, "--db"]).arg(&db.path).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want) && err.trim().lines().count() == 1, "{err}");
     }
 }
 
@@ -378,6 +439,57 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     assert_eq!(run["cells_failed"], 0, "the interrupted cell is not stored as a failure");
 }
 
+/// `icbench links | head` and the like: a reader that went away ends the
+/// output quietly with exit 0, not a panic (Rust ignores SIGPIPE, so a
+/// `println!` to a closed pipe panics).
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let db = db();
+    let db = db.path.to_str().unwrap();
+    for args in [vec!["links"], vec!["runs", "--db", db], vec!["plan", "check", "--help"]] {
+        let mut child = common::icbench_process()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+/// Ctrl-C while the floor is measured, at the head of the run: the run is
+/// marked interrupted (exit 130) and can be resumed, not left 'running'.
+#[test]
+fn ctrl_c_during_the_floor_marks_the_run_interrupted() {
+    use std::io::BufRead;
+    let db = db();
+    let mut child = common::icbench_process()
+        .args(["run", "--cell-time", "5ms", "-L", "pipe", "-s", "64", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("measuring the floor") {
+        assert!(err.read_line(&mut seen).unwrap() > 0, "no floor: {seen}");
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    std::io::Read::read_to_string(&mut err, &mut seen).unwrap();
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(seen.contains("--resume 1"), "{seen}");
+    let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list["runs"][0]["status"], "interrupted", "{list}");
+}
+
 #[test]
 fn help_teaches_and_links_lists_every_kind() {
     let out = icbench().args(["run", "--help"]).output().unwrap();
@@ -395,6 +507,16 @@ fn help_teaches_and_links_lists_every_kind() {
     ] {
         assert!(text.contains(flag), "run --help lacks {flag}");
     }
+    // Examples and units, and the global options apart from run's own.
+    assert!(text.contains("Examples:\n  icbench run "), "{text}");
+    assert!(
+        text.contains("a bare\nnumber is seconds") || text.contains("a bare number is seconds")
+    );
+    let options = text.split("Global options:").next().unwrap();
+    assert!(!options.contains("--sysfs-root"), "global options among run's: {text}");
+    let out = icbench().args(["export", "-h"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("What to write: csv"), "{text}");
     let out = icbench().arg("links").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for kind in ["shm", "pipe", "unix", "seqpacket", "mq", "tcp", "netlink", "pty", "shm?wait="] {
@@ -442,4 +564,48 @@ fn fifo_and_mlock_say_what_to_do_when_not_permitted() {
         assert_eq!(code, 2, "{err}");
         assert!(err.contains("mlockall not permitted") && err.contains("RLIMIT_MEMLOCK"), "{err}");
     }
+}
+
+/// `run --fifo` with the floor: every thread icbench starts must get to
+/// run, though the host end spins at the same priority on its CPU — the
+/// counter check's and the floor's second threads, a thread peer — and the
+/// watchdog must outrank a host end spinning on shm, or a dead peer hangs
+/// the run. Skips (saying so) where SCHED_FIFO is not permitted.
+#[test]
+fn a_fifo_run_measures_its_floor_and_survives_a_dead_peer() {
+    // Through qemu-user (scripts/cross-test sets a runner), the emulator's
+    // own threads inherit the policy and CPU of the threads that start them
+    // and starve beside SCHED_FIFO spinners on a two-CPU machine: the test
+    // would measure the emulator, not icbench.
+    if std::env::vars().any(|(k, _)| k.starts_with("CARGO_TARGET_") && k.ends_with("_RUNNER")) {
+        eprintln!("SKIP run --fifo: the binary runs through an emulator (a CARGO_TARGET_*_RUNNER)");
+        return;
+    }
+    let db = db();
+    let run = |extra: &[&str]| {
+        let out = icbench()
+            .args(["run", "--fifo", "10", "-L", "shm", "-p", "pingpong", "-s", "64,128"])
+            .args(["--cell-time", "5ms", "--timeout", "1s", "--json", "--db"])
+            .arg(&db.path)
+            .args(extra)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        if out.status.code() == Some(2) && err.contains("not permitted") {
+            eprintln!("SKIP run --fifo: {}", err.trim());
+            return None;
+        }
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        Some(serde_json::from_slice::<Value>(&out.stdout).unwrap())
+    };
+    let Some(v) = run(&["--peer", "thread"]) else { return };
+    assert!(v["meta"]["floor"]["cacheline_rtt_ns"].is_number(), "{}", v["meta"]);
+    let counter = v["meta"]["fast_counter"]["reason"].as_str().unwrap_or("");
+    assert!(!counter.contains("waited longer"), "{counter}");
+    assert!(rows(&v, "pingpong").iter().all(|r| r["status"] == "ok"), "{v}");
+    let Some(v) = run(&["--no-floor", "--peer-fault", "die-after=50"]) else { return };
+    let cells = rows(&v, "pingpong");
+    assert!(reason(&cells[0]).contains("peer was killed"), "{}", cells[0]);
+    assert_eq!(cells[1]["status"], "ok", "the run goes on after the dead peer");
 }

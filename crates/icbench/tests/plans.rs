@@ -82,6 +82,8 @@ fn plan_check_describes_a_good_plan_and_names_the_line_of_a_bad_one() {
         ),
         ("[factors]\nlink = \"pipe\"\npattern = [\"stream\", \"bulk\"]\n", 3, "bulk needs"),
         ("[factors]\nlink = \"pipe\"\n[[exclude]]\nchannels = 2\n", 4, "does not declare"),
+        // The online CPUs as the user writes them, not as a Rust list.
+        ("[factors]\nlink = \"pipe\"\ncpus = \"0,4096\"\n", 3, "not online here (online: 0"),
     ] {
         let bad = d.plan(text);
         let out = icbench().args(["plan", "check"]).arg(&bad).output().unwrap();
@@ -92,6 +94,8 @@ fn plan_check_describes_a_good_plan_and_names_the_line_of_a_bad_one() {
     }
     let out = icbench().args(["plan", "check", "/no/such/plan.toml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("icbench: error: /no/such/plan.toml: cannot read it"), "{err}");
 }
 
 #[test]

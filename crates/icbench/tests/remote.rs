@@ -415,4 +415,8 @@ fn bad_remote_input_names_the_value_and_what_is_allowed() {
     let e = fails(&["-L", "tty:/x", "--protocol", "icb", "-p", "bulk", "--blocks", "0"]);
     assert!(e.contains("--blocks '0'"), "{e}");
     assert!(fails(&["-L", "pipe", "-p", "bulk"]).contains("not available with the local control"));
+    // A run whose only device is not there is refused before the floor,
+    // not failed cell by cell.
+    let e = fails(&["-L", "serial:/dev/ttyUSB-none?baud=115200", "--protocol", "icb"]);
+    assert!(e.contains("/dev/ttyUSB-none does not exist") && e.contains("icbench links"), "{e}");
 }

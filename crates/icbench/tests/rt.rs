@@ -44,6 +44,15 @@ fn timer_json_has_the_rt_tests_envelope_and_one_thread_per_cpu() {
 }
 
 #[test]
+fn timer_names_its_cpus_as_a_person_would() {
+    let (_dir, db) = tmp();
+    let out =
+        icbench().args(["timer", "-a", "0", "-i", "200", "-l", "20", "--db"]).arg(&db).output();
+    let err = String::from_utf8_lossy(&out.unwrap().stderr).to_string();
+    assert!(err.contains("timer on CPUs 0, 20 wake-ups"), "{err}");
+}
+
+#[test]
 fn timer_histfile_is_cyclictests_text_and_the_run_is_shown_again() {
     let (dir, db) = tmp();
     let hist = dir.path().join("hist.txt");
@@ -131,7 +140,8 @@ fn bad_options_are_one_line_and_exit_2() {
         (&["timer", "-i", "0"][..], "-i 0"),
         (&["timer", "-p", "0"][..], "-p 0"),
         (&["timer", "-l", "0"][..], "-l 0"),
-        (&["timer", "-a", "9999"][..], "CPU 9999"),
+        (&["timer", "-a", "9999"][..], "CPU 9999 is not online"),
+        (&["timer", "-a", "0,9999"][..], "give CPUs from that list"),
         (&["timer", "-a", "x"][..], "-a 'x'"),
         (&["timer", "-h", "0"][..], "-h 0"),
         (&["timer", "-D", "soon"][..], "-D"),
@@ -147,5 +157,7 @@ fn bad_options_are_one_line_and_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("icbench: error: "), "{err}");
         assert!(err.contains(needle), "{args:?}: {err}");
+        // timer takes a CPU list: run's advice (--cpus A,B) would mislead.
+        assert!(args[0] != "timer" || !err.contains("--cpus A,B"), "{args:?}: {err}");
     }
 }

@@ -89,7 +89,6 @@ pub fn check_common_reading(
     let deadline = clock::now_ns() + timeout.as_nanos() as u64;
     let side = |me: u32, first: bool, ball: Arc<Ball>| {
         move || -> Result<(u64, u64, u64), String> {
-            cpu::pin_current_thread(me).map_err(|e| e.to_string())?;
             let (mut back, mut worst, mut own, mut last) = (0u64, 0u64, 0u64, 0u64);
             for r in 0..rounds {
                 // Turn 2r: a sends; 2r+1: b answers.
@@ -123,12 +122,21 @@ pub fn check_common_reading(
             Ok((back, worst, own))
         }
     };
-    let ha = std::thread::spawn(side(a, true, ball.clone()));
-    let hb = std::thread::spawn(side(b, false, ball.clone()));
-    let ra = ha.join().map_err(|_| "clock check thread panicked".to_string())?;
-    let rb = hb.join().map_err(|_| "clock check thread panicked".to_string())?;
-    let (ba, wa, oa) = ra?;
-    let (bb, wb, ob) = rb?;
+    // Each side returns once pinned: under SCHED_FIFO, a starts spinning
+    // on its CPU, and b, created there, must have moved away first.
+    let spawn = |me: u32, first: bool| {
+        cpu::spawn_pinned("icbench-clockcheck", me, side(me, first, ball.clone()))
+            .map_err(|e| format!("cannot start the clock check thread: {e}"))
+    };
+    let hb = spawn(b, false)?;
+    let ha = spawn(a, true).inspect_err(|_| ball.give_up.store(true, Ordering::Relaxed))?;
+    let joined = |h: std::thread::JoinHandle<Result<Result<_, String>, cpu::CpuError>>| {
+        h.join()
+            .map_err(|_| "clock check thread panicked".to_string())?
+            .map_err(|e| e.to_string())?
+    };
+    let (ba, wa, oa) = joined(ha)?;
+    let (bb, wb, ob) = joined(hb)?;
     Ok(Handover { rounds, backwards: ba + bb, worst_backwards: wa.max(wb), own_backwards: oa + ob })
 }
 

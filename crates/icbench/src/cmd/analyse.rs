@@ -13,7 +13,7 @@ use icbench_report::model::ModelFilter;
 use icbench_store::StoredRun;
 
 use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs, ReportArgs};
-use crate::cmd::show::{load_view, open_store};
+use crate::cmd::show::{load_view, open_existing};
 use crate::error::bad;
 
 fn json_out(v: &impl serde::Serialize) -> Result<()> {
@@ -24,7 +24,7 @@ fn json_out(v: &impl serde::Serialize) -> Result<()> {
 }
 
 pub fn model(a: &ModelArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db.db)?;
+    let store = open_existing(&a.db.db)?;
     let (run, view) = load_view(&store, &a.db.db, &a.run)?;
     if let Some(p) = &a.pattern
         && !["pingpong", "stream", "bulk"].contains(&p.as_str())
@@ -74,7 +74,7 @@ fn label(i: usize) -> String {
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db.db)?;
+    let store = open_existing(&a.db.db)?;
     let mut runs = Vec::new();
     for r in &a.runs {
         runs.push(load_view(&store, &a.db.db, r)?.0);
@@ -134,7 +134,7 @@ pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::
 }
 
 pub fn export(a: &ExportArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db)?;
+    let store = open_existing(&a.db)?;
     let (run, view) = load_view(&store, &a.db, &a.run)?;
     let mut out = output(a.output.as_deref())?;
     match a.format {
@@ -152,7 +152,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
 }
 
 pub fn report(a: &ReportArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db)?;
+    let store = open_existing(&a.db)?;
     let mut loaded = Vec::new();
     for r in &a.runs {
         loaded.push(load_view(&store, &a.db, r)?);

@@ -13,11 +13,11 @@ use icbench_stats::effects::Scale;
 use icbench_store::StoredRun;
 
 use crate::cli::{EffectsArgs, EffectsMetric, EffectsScale};
-use crate::cmd::show::{open_store, resolve_run};
+use crate::cmd::show::{open_existing, resolve_run};
 use crate::error::bad;
 
 pub fn effects(a: &EffectsArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db.db)?;
+    let store = open_existing(&a.db.db)?;
     let id = resolve_run(&store, &a.db.db, &a.run)?;
     let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
     let filters = parse_filters(&run, &a.filters)?;

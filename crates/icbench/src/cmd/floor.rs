@@ -4,6 +4,7 @@
 //! system calls, interleaved under the same conditions (icbench-engine's
 //! bare module; issue 2's ±5 % target).
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -57,8 +58,7 @@ pub(crate) fn engine(
 /// when the peer CPU never answered; the notes say what could not be
 /// measured.
 pub(crate) fn measure(cfg: &EngineConfig) -> Result<(Option<Floor>, Vec<String>)> {
-    let Some(mut f) = floor::measure(cfg.host_cpu, cfg.peer_cpu).map_err(|e| bad(e.to_string()))?
-    else {
+    let Some(mut f) = trips(cfg)? else {
         return Ok((None, Vec::new()));
     };
     let mut notes = Vec::new();
@@ -100,53 +100,142 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,
             "host_cpu": host, "peer_cpu": peer, "floor": f,
         });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        print_text(host, peer, &f);
+        writeln!(std::io::stdout(), "{}", text(host, peer, &f))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(host: u32, peer: u32, f: &Floor) {
+/// Where the values start, after the labels.
+const LABEL: usize = 27;
+
+/// `icbench floor`'s text: one line per figure, labels in one column.
+fn text(host: u32, peer: u32, f: &Floor) -> String {
     use icbench_report::format;
-    println!("floor between CPU {host} and CPU {peer}:");
-    println!("  cache-line round trip    {}", format::ns(f.cacheline_rtt_ns));
-    println!(
-        "  two-line round trip      {} (one line per direction)",
-        f.two_line_rtt_ns.map_or("not measured".into(), format::ns)
-    );
-    println!(
-        "  64 B slot round trip     {} (64 B and its sequence word, one slot answered in place)",
-        f.slot64_rtt_ns.map_or("not measured".into(), format::ns)
-    );
-    println!(
-        "  memcpy bandwidth         {} ({} blocks, one thread)",
-        format::rate(f.memcpy_bytes_per_s, "B/s"),
-        format::bytes(f.memcpy_block_bytes)
-    );
+    let not = || "not measured".to_string();
+    let mut lines = vec![
+        format!("floor between CPU {host} and CPU {peer}:"),
+        line("cache-line round trip", &format::ns(f.cacheline_rtt_ns)),
+        line(
+            "two-line round trip",
+            &f.two_line_rtt_ns
+                .map_or_else(not, |v| format!("{} (one line per direction)", format::ns(v))),
+        ),
+        line(
+            "64 B slot round trip",
+            &f.slot64_rtt_ns.map_or_else(not, |v| {
+                format!(
+                    "{} (64 B and its sequence word, one slot answered in place)",
+                    format::ns(v)
+                )
+            }),
+        ),
+        line(
+            "memcpy bandwidth",
+            &format!(
+                "{} ({} blocks, one thread)",
+                format::rate(f.memcpy_bytes_per_s, "B/s"),
+                format::bytes(f.memcpy_block_bytes)
+            ),
+        ),
+    ];
     for (name, c) in [("pipe", &f.syscall_pipe), ("unix", &f.syscall_unix)] {
         match c {
-            Some(c) => println!("{}", comparison(name, c)),
-            None => println!("  {name} 64 B round trip    not measured"),
+            Some(c) => lines.extend(comparison(name, c)),
+            None => lines.push(line(&format!("{name} 64 B round trip"), &not())),
         }
     }
+    lines.join("\n")
+}
+
+/// A label and its value, the value in the column after [`LABEL`].
+fn line(label: &str, value: &str) -> String {
+    format!("  {label:<w$}{value}", w = LABEL - 2)
 }
 
 /// Both medians, then the ratio with its interval and the verdict.
-fn comparison(name: &str, c: &BareComparison) -> String {
+fn comparison(name: &str, c: &BareComparison) -> [String; 2] {
     use icbench_report::format;
-    format!(
-        "  {name} {} round trip    bare loop {}, icbench {} (p50; {} round trips a side, \
-         {} alternating blocks)\n                           icbench ÷ bare {} (ci95 {} … {}): \
-         within ±5 %: {}",
-        format::bytes(c.size_bytes),
-        format::ns(c.bare_rtt_ns),
-        format::ns(c.icbench_rtt_ns),
-        c.samples,
-        c.blocks,
-        format::ratio_near_1(c.ratio),
-        format::ratio_near_1(c.ratio_ci95_lo),
-        format::ratio_near_1(c.ratio_ci95_hi),
-        icbench_report::bare_verdict(c).as_str()
-    )
+    [
+        line(
+            &format!("{name} {} round trip", format::bytes(c.size_bytes)),
+            &format!(
+                "bare loop {}, icbench {} (p50; {} round trips a side, {} alternating blocks)",
+                format::ns(c.bare_rtt_ns),
+                format::ns(c.icbench_rtt_ns),
+                c.samples,
+                c.blocks
+            ),
+        ),
+        line(
+            "",
+            &format!(
+                "icbench ÷ bare {} (ci95 {} … {}): within ±5 %: {}",
+                format::ratio_near_1(c.ratio),
+                format::ratio_near_1(c.ratio_ci95_lo),
+                format::ratio_near_1(c.ratio_ci95_hi),
+                icbench_report::bare_verdict(c).as_str()
+            ),
+        ),
+    ]
+}
+
+/// The engine's floor (cache-line, two-line and slot trips, memcpy), under
+/// SCHED_OTHER as `icbench floor` measures it even in a `--fifo` run. The
+/// trips' second thread starts on the host CPU and must run there to move
+/// to the peer CPU; under SCHED_FIFO the host end, spinning at the same
+/// priority, would never let it (sched(7)), and the floor would be lost
+/// after its whole budget. The run's scheduling is restored afterwards, for
+/// the bare comparisons and the cells.
+fn trips(cfg: &EngineConfig) -> Result<Option<Floor>> {
+    let fifo = cpu::current_fifo_priority();
+    if fifo.is_some() {
+        cpu::set_other().map_err(|e| anyhow::anyhow!("floor: {e}"))?;
+    }
+    let f = floor::measure(cfg.host_cpu, cfg.peer_cpu).map_err(|e| bad(e.to_string()));
+    if let Some(p) = fifo {
+        cpu::set_fifo(p).map_err(|e| bad(format!("--fifo: {e}")))?;
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_starts_in_one_column() {
+        let c = BareComparison {
+            size_bytes: 64,
+            bare_rtt_ns: 37_400.0,
+            icbench_rtt_ns: 37_700.0,
+            ratio: 1.008,
+            ratio_ci95_lo: 0.99,
+            ratio_ci95_hi: 1.02,
+            samples: 10_000,
+            blocks: 50,
+        };
+        let f = Floor {
+            cacheline_rtt_ns: 130.0,
+            two_line_rtt_ns: Some(283.0),
+            slot64_rtt_ns: None,
+            memcpy_bytes_per_s: 8.07e9,
+            memcpy_block_bytes: 65536,
+            syscall_pipe_rtt_ns: Some(37_400.0),
+            syscall_unix_rtt_ns: None,
+            syscall_pipe: Some(c),
+            syscall_unix: None,
+        };
+        let t = text(0, 1, &f);
+        let lines: Vec<&str> = t.lines().skip(1).collect();
+        assert_eq!(lines.len(), 7, "{t}");
+        for l in &lines {
+            let value = l.chars().nth(LABEL).unwrap_or(' ');
+            let before = l.chars().nth(LABEL - 1).unwrap_or('x');
+            assert!(value != ' ' && before == ' ', "value not in column {LABEL}:\n{t}");
+        }
+        assert!(t.contains("64 B slot round trip     not measured"), "{t}");
+        assert!(t.contains("within ±5 %: yes"), "{t}");
+    }
 }

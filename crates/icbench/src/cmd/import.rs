@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use icbench_import::{Format, Options};
-use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
+use icbench_model::{Pattern, PeerMode, RunMeta, RunStatus, Sched};
 use icbench_store::RunSource;
 
 use crate::cli::ImportArgs;
@@ -110,7 +110,16 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         for w in &imp.warnings {
             writeln!(out, "warning: {w}")?;
         }
-        writeln!(out, "`icbench show {id}` prints it; `icbench model {id}` fits it")?;
+        // Only ping-pong, stream and bulk cells have a t(n) = a + b·n to fit.
+        let fits = imp
+            .cells
+            .iter()
+            .any(|c| matches!(c.key.pattern, Pattern::PingPong | Pattern::Stream | Pattern::Bulk));
+        if fits {
+            writeln!(out, "`icbench show {id}` prints it; `icbench model {id}` fits it")?;
+        } else {
+            writeln!(out, "`icbench show {id}` prints it")?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

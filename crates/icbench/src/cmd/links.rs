@@ -2,6 +2,7 @@
 //! then what this machine offers for the rpmsg links (channels, devices,
 //! remote processors), each with the exact `--link` spec to use.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -16,58 +17,102 @@ fn addr(a: Option<u32>) -> String {
     }
 }
 
-fn print_kind(k: &KindInfo) {
+/// Where `icbench links` wraps its descriptions.
+const WIDTH: usize = 100;
+
+/// A kind's rows: its `--link` spec, then one row per parameter.
+fn rows(k: &KindInfo) -> Vec<(String, &'static str)> {
     let head =
         if k.path.is_empty() { k.name.to_string() } else { format!("{}:{}", k.name, k.path) };
-    println!("  --link {head:<18} {}", k.help);
+    let mut out = vec![(format!("--link {head}"), k.help)];
     for (name, values, help) in k.params {
         let v = match *values {
             [] => "N".to_string(),
             [one] if one.starts_with('<') => one.trim_matches(['<', '>']).to_uppercase(),
             _ => values.join("|"),
         };
-        println!("      {}?{name}={v:<16} {help}", k.name);
+        out.push((format!("    {}?{name}={v}", k.name), *help));
     }
+    out
 }
 
-fn kinds() {
-    println!("local links (between two CPUs of this machine):");
-    KINDS.iter().filter(|k| k.path.is_empty()).for_each(print_kind);
-    println!("\nremote links (a device; the peer is the core or firmware that answers on it):");
-    KINDS.iter().filter(|k| !k.path.is_empty()).for_each(print_kind);
-    println!(
+/// The kinds' rows with every description in one column, wrapped at
+/// [`WIDTH`] (or past the longest spec, if that leaves less than 40).
+fn section<'a>(kinds: impl Iterator<Item = &'a KindInfo>) -> Vec<String> {
+    let rows: Vec<_> = kinds.flat_map(rows).collect();
+    let left = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) + 4;
+    let room = WIDTH.saturating_sub(left).max(40);
+    let mut out = Vec::new();
+    for (spec, help) in rows {
+        let mut line = format!("  {spec:<w$}", w = left - 2);
+        let mut used = 0;
+        for word in help.split(' ') {
+            if used > 0 && used + 1 + word.chars().count() > room {
+                out.push(line.trim_end().to_string());
+                line = " ".repeat(left);
+                used = 0;
+            } else if used > 0 {
+                line.push(' ');
+                used += 1;
+            }
+            line.push_str(word);
+            used += word.chars().count();
+        }
+        out.push(line);
+    }
+    out
+}
+
+fn kinds(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "local links (between two CPUs of this machine):")?;
+    for l in section(KINDS.iter().filter(|k| k.path.is_empty())) {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(
+        out,
+        "\nremote links (a device; the peer is the core or firmware that answers on it):"
+    )?;
+    for l in section(KINDS.iter().filter(|k| !k.path.is_empty())) {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(
+        out,
         "\n`icbench run` with no --link measures every local link, and shm?wait=futex besides."
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "Remote links need --protocol icb|dimtass|raw; `--peer-cmd` starts a peer program \
          (e.g. firmware/build/icb-peer --path {{path}} on a pty)."
-    );
+    )
 }
 
-fn offers(d: &Discovery, roots: &Roots) {
+fn offers(out: &mut impl Write, d: &Discovery, roots: &Roots) -> std::io::Result<()> {
     if d.is_empty() {
-        println!(
+        writeln!(
+            out,
             "\nno rpmsg devices or remote processors here ({} and {} show none)",
             roots.sys_path("bus/rpmsg").display(),
             roots.sys_path("class/remoteproc").display()
-        );
-        return;
+        )?;
+        return Ok(());
     }
     if !d.remoteprocs.is_empty() {
-        println!("\nremote processors:");
+        writeln!(out, "\nremote processors:")?;
         for r in &d.remoteprocs {
-            println!(
+            writeln!(
+                out,
                 "  {:<14} {:<10} firmware {}",
                 r.label(),
                 r.state,
                 r.firmware.as_deref().unwrap_or("?")
-            );
+            )?;
         }
     }
     if !d.channels.is_empty() {
-        println!("\nrpmsg channels (/sys/bus/rpmsg/devices):");
+        writeln!(out, "\nrpmsg channels (/sys/bus/rpmsg/devices):")?;
         for c in &d.channels {
-            println!(
+            writeln!(
+                out,
                 "  {}  name {} src {} dst {}{}{}",
                 c.device,
                 c.name.as_deref().unwrap_or("?"),
@@ -75,11 +120,11 @@ fn offers(d: &Discovery, roots: &Roots) {
                 addr(c.dst),
                 c.driver.as_deref().map(|d| format!(" driver {d}")).unwrap_or_default(),
                 c.remote.as_deref().map(|r| format!(" on {r}")).unwrap_or_default(),
-            );
+            )?;
             if let Some(ctrl) = d.ctrl.first() {
-                println!("      --link '{}'", rpmsg::ctrl_spec(ctrl, c));
+                writeln!(out, "      --link '{}'", rpmsg::ctrl_spec(ctrl, c))?;
             } else if c.driver.is_none() {
-                println!("      icbench rpmsg bind {}", c.device);
+                writeln!(out, "      icbench rpmsg bind {}", c.device)?;
             }
         }
     }
@@ -89,33 +134,60 @@ fn offers(d: &Discovery, roots: &Roots) {
         if nodes.is_empty() {
             continue;
         }
-        println!("\n{title}:");
+        writeln!(out, "\n{title}:")?;
         for n in nodes {
             let what = match (&n.name, n.dst) {
                 (Some(name), dst) => format!("  name {name} src {} dst {}", addr(n.src), addr(dst)),
                 _ => String::new(),
             };
             if title.starts_with("rpmsg_ctrl") {
-                println!(
+                writeln!(
+                    out,
                     "  {}{what}  (--link 'rpmsg-ctrl:{}?name=NAME&dst=DST')",
                     n.path.display(),
                     n.path.display()
-                );
+                )?;
             } else {
-                println!("  --link {}{what}", rpmsg::endpoint_spec(n));
+                writeln!(out, "  --link {}{what}", rpmsg::endpoint_spec(n))?;
             }
         }
     }
     if !d.ttys.is_empty() {
-        println!("\nrpmsg ttys (byte streams):");
+        writeln!(out, "\nrpmsg ttys (byte streams):")?;
         for n in &d.ttys {
-            println!("  --link tty:{}", n.path.display());
+            writeln!(out, "  --link tty:{}", n.path.display())?;
         }
     }
+    Ok(())
 }
 
 pub fn links(roots: &Roots) -> Result<ExitCode> {
-    kinds();
-    offers(&rpmsg::discover(roots), roots);
+    // Written, not printed: `icbench links | head` ends quietly (exit 0).
+    let mut out = std::io::stdout().lock();
+    kinds(&mut out)?;
+    offers(&mut out, &rpmsg::discover(roots), roots)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_start_in_one_column_and_wrap() {
+        for local in [true, false] {
+            let lines = section(KINDS.iter().filter(|k| k.path.is_empty() == local));
+            // The column: where the first row's description starts.
+            let first = &lines[0];
+            let gap = 2 + first[2..].find("  ").expect("a description");
+            let col = first.len() - first[gap..].trim_start().len();
+            for l in &lines {
+                assert!(l.chars().count() <= WIDTH || !l[..col].trim().is_empty(), "{l}");
+                let (spec, rest) = l.split_at(col);
+                assert!(spec.ends_with("  ") || spec.trim().is_empty(), "misaligned: {l}");
+                assert!(!rest.starts_with(' '), "misaligned: {l}");
+            }
+            assert!(lines.iter().any(|l| l.trim_start().starts_with("shm?wait=")) || !local);
+        }
+    }
 }

@@ -18,7 +18,7 @@ use crate::error::bad;
 /// Also says whether the file gave the seed.
 pub(crate) fn load(path: &Path, ctx: &icbench_plan::Context) -> Result<(Plan, bool)> {
     let src = std::fs::read_to_string(path)
-        .map_err(|e| bad(format!("--plan {}: cannot read it: {e}", path.display())))?;
+        .map_err(|e| bad(format!("{}: cannot read it: {e}", path.display())))?;
     icbench_plan::parse(&src)
         .and_then(|f| Ok((icbench_plan::expand(&f, ctx)?, f.seed.is_some())))
         .map_err(|e| bad(format!("{}: {e}", path.display())))

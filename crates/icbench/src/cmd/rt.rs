@@ -98,8 +98,11 @@ pub(crate) fn parse_cpus(flag: &str, s: &str) -> Result<Vec<u32>> {
         .filter(|l| !l.cpus.is_empty())
         .ok_or_else(|| bad(format!("{flag} '{s}': write CPUs as a list, e.g. 0-3,6")))?;
     let usable = CpuList::usable();
-    for &c in &list.cpus {
-        usable.check(c).map_err(|e| bad(format!("{flag}: {e}")))?;
+    if let Some(c) = list.cpus.iter().find(|&&c| usable.check(c).is_err()) {
+        // Not CpuError's text: its advice is run's --cpus A,B.
+        return Err(bad(format!(
+            "{flag} {s}: CPU {c} is not online (online: {usable}); give CPUs from that list"
+        )));
     }
     let mut cpus = list.cpus;
     cpus.dedup();

@@ -15,10 +15,24 @@ pub(crate) fn open_store(path: &std::path::Path) -> Result<Store> {
     Store::open(path).map_err(|e| bad(e.to_string()))
 }
 
+/// Opens a results database that must exist already: the commands that
+/// only read runs leave no empty icbench.db behind in the wrong directory,
+/// and a mistyped --db says so instead of "holds no runs".
+pub(crate) fn open_existing(path: &std::path::Path) -> Result<Store> {
+    if !path.exists() {
+        return Err(bad(format!(
+            "no results database at {}: `icbench run` measures and stores runs there, or give \
+             --db PATH (or ICBENCH_DB)",
+            path.display()
+        )));
+    }
+    open_store(path)
+}
+
 pub fn runs(a: &DbArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db)?;
-    let rows: Vec<RunListRow> = store
-        .list_runs()?
+    // Nothing stored yet is an empty list, not an error, and creates nothing.
+    let stored = if a.db.exists() { open_store(&a.db)?.list_runs()? } else { Vec::new() };
+    let rows: Vec<RunListRow> = stored
         .into_iter()
         .map(|r| RunListRow {
             id: r.id.0,
@@ -26,7 +40,11 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
             status: r.status.as_str().to_string(),
             source: r.source.to_string(),
             hostname: r.hostname,
-            cpus: format!("{} ↔ {}", r.host_cpu, r.peer_cpu),
+            // An imported run's CPUs are not known (stored as 0 and 0).
+            cpus: match r.source {
+                icbench_store::RunSource::Measured => format!("{} ↔ {}", r.host_cpu, r.peer_cpu),
+                icbench_store::RunSource::Imported(_) => "–".to_string(),
+            },
             cells_ok: r.cells_ok,
             cells_failed: r.cells_failed,
             cells_na: r.cells_na,
@@ -78,7 +96,7 @@ pub(crate) fn load_view(
 }
 
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {
-    let store = open_store(&a.db.db)?;
+    let store = open_existing(&a.db.db)?;
     let (run, view) = load_view(&store, &a.db.db, &a.run)?;
     // A measured realtime run prints as rt-tests do; an imported one (e.g.
     // cyclictest's JSON) keeps the run view with its provenance and

@@ -32,7 +32,8 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
         rt::begin(&a.rt, cpus[0], *cpus.last().unwrap_or(&cpus[0]), "CLOCK_MONOTONIC")?;
     let expected = c.interval * u32::try_from(c.loops).unwrap_or(u32::MAX);
     eprintln!(
-        "icbench: run {id}: timer on CPUs {cpus:?}, {} wake-ups every {} µs each (~{:.1} s)",
+        "icbench: run {id}: timer on CPUs {}, {} wake-ups every {} µs each (~{:.1} s)",
+        cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
         c.loops,
         c.interval.as_micros(),
         expected.as_secs_f64()

@@ -34,7 +34,13 @@ pub fn text(r: &Report, w: &mut dyn Write) -> io::Result<()> {
         r.host_cpu, r.peer_cpu
     )?;
     for f in &r.findings {
-        writeln!(w, "{:<5} {:<17} {}", f.verdict.as_str(), f.id, f.found)?;
+        // What was found, then the advice, both wrapped in the third column.
+        for (i, line) in wrap(&f.found, 74).iter().enumerate() {
+            match i {
+                0 => writeln!(w, "{:<5} {:<17} {line}", f.verdict.as_str(), f.id)?,
+                _ => writeln!(w, "{:<23} {line}", "")?,
+            }
+        }
         for (i, line) in wrap(&f.advice, 74).iter().enumerate() {
             if !line.is_empty() {
                 writeln!(w, "{:<23} {line}", if i == 0 { "      →" } else { "" })?;
@@ -94,7 +100,7 @@ mod tests {
                 Finding {
                     id: "rt-throttling",
                     verdict: Verdict::Warn,
-                    found: "on".into(),
+                    found: format!("on{}", " found".repeat(20)),
                     advice: "word ".repeat(30),
                 },
             ],
@@ -108,7 +114,9 @@ mod tests {
         let s = String::from_utf8(out).unwrap();
         assert!(s.starts_with("icbench doctor: CPU 2 (host end) and CPU 3 (peer end)\n"));
         assert!(s.contains("ok    governor          CPU 2: performance; CPU 3: performance\n"));
-        assert!(s.contains("warn  rt-throttling     on\n      →                 word word"));
+        assert!(s.contains("warn  rt-throttling     on found found"));
+        assert!(s.contains(" found\n                        found found"), "{s}");
+        assert!(s.contains(" found\n      →                 word word"), "{s}");
         assert!(s.lines().all(|l| l.chars().count() <= 100), "{s}");
         assert!(s.ends_with("1 ok, 0 to know, 1 to change before measuring\n"));
     }

@@ -255,6 +255,13 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
         .map(Fault::parse)
         .transpose()
         .map_err(|e| bad(format!("--peer-fault: {e}")))?;
+    if matches!(fault, Some(Fault::Die { .. })) && a.peer == PeerKind::Thread {
+        // The peer kills itself with SIGKILL: as a thread it would take
+        // icbench with it.
+        return Err(bad(
+            "--peer-fault die-after needs --peer process: a thread peer cannot die alone",
+        ));
+    }
     let stagger = match &a.channel_stagger {
         None => 0,
         Some(d) => nanos(sizes::duration(d).map_err(|e| bad(format!("--channel-stagger: {e}")))?),
@@ -306,6 +313,14 @@ pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
     let protocol = settings.protocol();
     let links = resolve_links(a, protocol)?;
     let cells = resolve_cells(a, protocol)?;
+    // Last, so that the other mistakes are named first. When no link has
+    // its device, every cell would fail, after the floor, with exit 0. (One
+    // missing among others fails its cells and the run goes on: an rpmsg
+    // device comes and goes with its remote core.)
+    let missing: Vec<_> = links.iter().filter_map(|l| Some((l, l.missing_device()?))).collect();
+    if let Some((l, why)) = missing.first().filter(|_| !a.dry_run && missing.len() == links.len()) {
+        return Err(bad(format!("--link {l}: {why}")));
+    }
     let mut plan_cells = Vec::with_capacity(links.len() * cells.len());
     for link in &links {
         for cell in &cells {

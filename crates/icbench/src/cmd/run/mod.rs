@@ -29,7 +29,7 @@ use record::Recorder;
 pub(crate) use settings::{Settings, peer_launch};
 
 use crate::cli::RunArgs;
-use crate::cmd::show::{open_store, resolve_run};
+use crate::cmd::show::{open_existing, open_store, resolve_run};
 use crate::error::bad;
 use crate::meta::{self, Placement};
 
@@ -119,6 +119,10 @@ fn start(
     plan: &Plan,
     notes: Vec<String>,
 ) -> Result<(Store, RunId, RunMeta)> {
+    // From here on Ctrl-C marks the run interrupted (the floor's few
+    // seconds included: `measure` sees the request before its first cell)
+    // instead of leaving it 'running' for good.
+    install_sigint();
     place_host(settings)?;
     let mut store = open_store(&a.db)?;
     let placement = Placement {
@@ -366,7 +370,7 @@ fn finish(
 /// `icbench run --resume RUN`: the stored plan's cells that are not stored
 /// yet, with the stored settings, into the same run.
 fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
-    let mut store = open_store(&a.db)?;
+    let mut store = open_existing(&a.db).map_err(|e| bad(format!("--resume: {e:#}")))?;
     let id = resolve_run(&store, &a.db, which).map_err(|e| bad(format!("--resume: {e:#}")))?;
     let stored = store.load_run(id).map_err(|e| bad(format!("--resume: {e}")))?;
     if stored.source != RunSource::Measured {

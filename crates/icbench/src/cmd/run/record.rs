@@ -45,7 +45,9 @@ impl<'a> Recorder<'a> {
         let bar = ProgressBar::new(total as u64);
         bar.set_style(
             ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {msg}",
+                // wide_msg: the message is cut to the terminal's width, so
+                // the bar stays one line at 80 columns.
+                "{bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}  {wide_msg}",
             )
             .expect("static template"),
         );
@@ -102,7 +104,7 @@ fn last_of(result: &CellResult) -> String {
         CellOutcome::Failed { .. } => "failed".to_string(),
         CellOutcome::NotApplicable { .. } => "n/a".to_string(),
     };
-    format!("last: {} {} {} B {what}", k.link, k.pattern, k.size_bytes)
+    format!("last: {} {} {} {what}", k.link, k.pattern, icbench_report::format::bytes(k.size_bytes))
 }
 
 impl Observer for Recorder<'_> {
@@ -122,10 +124,10 @@ impl Observer for Recorder<'_> {
             .map(|p| p.factors.iter().map(|(k, v)| format!("{k}={v}")).collect())
             .unwrap_or_default();
         self.bar.set_message(format!(
-            "{} {} {} B {}  ({})",
+            "{} {} {} {}  ({})",
             key.link,
             key.pattern,
-            key.size_bytes,
+            icbench_report::format::bytes(key.size_bytes),
             extra.join(" "),
             self.last
         ));
