@@ -567,38 +567,46 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", fast_counter(fc))?;
     }
     if let Some(f) = &m.floor {
-        write!(out, "floor: cache-line round trip {}", format::ns(f.cacheline_rtt_ns))?;
-        if let Some(t) = f.two_line_rtt_ns {
-            write!(out, " (two lines, one per direction: {})", format::ns(t))?;
-        }
-        if let Some(t) = f.slot64_rtt_ns {
-            write!(out, " · 64 B slot round trip {}", format::ns(t))?;
-        }
-        write!(
-            out,
-            " · memcpy {} ({} blocks)",
-            format::rate(f.memcpy_bytes_per_s, "B/s"),
-            format::bytes(f.memcpy_block_bytes)
-        )?;
-        for (name, bare, cmp) in [
-            ("pipe", f.syscall_pipe_rtt_ns, f.syscall_pipe),
-            ("unix", f.syscall_unix_rtt_ns, f.syscall_unix),
-        ] {
-            match (bare, cmp) {
-                (_, Some(c)) => write!(
-                    out,
-                    " · {name} 64 B: bare loop {}, icbench {} (interleaved)",
-                    format::ns(c.bare_rtt_ns),
-                    format::ns(c.icbench_rtt_ns)
-                )?,
-                (Some(b), None) => write!(out, " · bare {name} loop 64 B {}", format::ns(b))?,
-                (None, None) => {}
-            }
-        }
-        writeln!(out)?;
+        floor_lines(f, out)?;
     }
     for n in &m.notes {
         writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+/// The floor under the run header, a line per kind of figure so that it
+/// reads in a 100-column terminal: the round trips, memcpy, and each
+/// link's bare-loop comparison.
+fn floor_lines(f: &icbench_model::Floor, out: &mut dyn Write) -> std::io::Result<()> {
+    const INDENT: &str = "       ";
+    write!(out, "floor: cache-line round trip {}", format::ns(f.cacheline_rtt_ns))?;
+    if let Some(t) = f.two_line_rtt_ns {
+        write!(out, " · two-line {} (one line per direction)", format::ns(t))?;
+    }
+    if let Some(t) = f.slot64_rtt_ns {
+        write!(out, " · 64 B slot {}", format::ns(t))?;
+    }
+    writeln!(
+        out,
+        "\n{INDENT}memcpy {} ({} blocks)",
+        format::rate(f.memcpy_bytes_per_s, "B/s"),
+        format::bytes(f.memcpy_block_bytes)
+    )?;
+    for (name, bare, cmp) in [
+        ("pipe", f.syscall_pipe_rtt_ns, f.syscall_pipe),
+        ("unix", f.syscall_unix_rtt_ns, f.syscall_unix),
+    ] {
+        match (bare, cmp) {
+            (_, Some(c)) => writeln!(
+                out,
+                "{INDENT}{name} 64 B: bare loop {}, icbench {} (interleaved)",
+                format::ns(c.bare_rtt_ns),
+                format::ns(c.icbench_rtt_ns)
+            )?,
+            (Some(b), None) => writeln!(out, "{INDENT}bare {name} loop 64 B {}", format::ns(b))?,
+            (None, None) => {}
+        }
     }
     Ok(())
 }
@@ -664,7 +672,10 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{t}")?;
         for g in &view.targets {
             if let Some(why) = &g.why {
-                writeln!(out, "{}: {}: {why}", g.name, g.verdict.as_str())?;
+                let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
+                for line in format::wrap(&text, 100) {
+                    writeln!(out, "{line}")?;
+                }
             }
         }
     }

@@ -44,21 +44,10 @@ fn section<'a>(kinds: impl Iterator<Item = &'a KindInfo>) -> Vec<String> {
     let room = WIDTH.saturating_sub(left).max(40);
     let mut out = Vec::new();
     for (spec, help) in rows {
-        let mut line = format!("  {spec:<w$}", w = left - 2);
-        let mut used = 0;
-        for word in help.split(' ') {
-            if used > 0 && used + 1 + word.chars().count() > room {
-                out.push(line.trim_end().to_string());
-                line = " ".repeat(left);
-                used = 0;
-            } else if used > 0 {
-                line.push(' ');
-                used += 1;
-            }
-            line.push_str(word);
-            used += word.chars().count();
+        for (i, line) in icbench_report::format::wrap(help, room).into_iter().enumerate() {
+            let head = if i == 0 { spec.as_str() } else { "" };
+            out.push(format!("  {head:<w$}{line}", w = left - 2).trim_end().to_string());
         }
-        out.push(line);
     }
     out
 }

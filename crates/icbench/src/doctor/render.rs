@@ -5,27 +5,12 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
+use icbench_report::format::wrap;
+
 use super::{Report, Verdict};
 
 /// Version of the `icbench doctor --json` document.
 pub const SCHEMA_VERSION: u32 = 1;
-
-/// Splits `text` into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = vec![String::new()];
-    for word in text.split_whitespace() {
-        let line = lines.last_mut().expect("never empty");
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(word.to_string());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
-    lines
-}
 
 pub fn text(r: &Report, w: &mut dyn Write) -> io::Result<()> {
     writeln!(
