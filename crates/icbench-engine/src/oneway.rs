@@ -29,7 +29,7 @@ use icbench_model::{CellData, Direction, LatencyHistogram};
 
 use crate::clock::now_ns;
 use crate::ctrl::{Op, READING_LEN, Reading, encode_go};
-use crate::pattern::{Budget, CellError, RX_MIN, counts};
+use crate::pattern::{Budget, CellError, PROBE_GROUPS, RX_MIN, counts, probe_pace};
 use crate::payload::{ONEWAY_MIN_BYTES, Payload, clock_of, oneway_bad_at, put_clock};
 
 const PROBE_MESSAGES: u32 = 16;
@@ -151,8 +151,9 @@ pub fn oneway(
         samples.check(direction)?;
         Ok::<u64, CellError>(elapsed)
     };
-    let probe = phase(link, PROBE_MESSAGES, &mut samples)?;
-    let (warm, measure) = counts(probe as f64 / f64::from(PROBE_MESSAGES), budget, 50, 5_000_000);
+    let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
+    let per = probe_pace(PROBE_GROUPS, per_group, |n| phase(link, n, &mut samples))?;
+    let (warm, measure) = counts(per, budget, 50, 5_000_000);
     phase(link, warm, &mut samples)?;
     if budget.raw {
         samples.raw.reserve(measure as usize);

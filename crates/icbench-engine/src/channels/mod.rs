@@ -51,7 +51,10 @@ use icbench_model::{
 };
 
 use crate::clock::now_ns;
-use crate::pattern::{Budget, CellError, Echoer, PROBE_MESSAGES, Streamer, counts, median_ci_rel};
+use crate::pattern::{
+    Budget, CellError, Echoer, PROBE_GROUPS, PROBE_MESSAGES, Streamer, counts, median_ci_rel,
+    probe_pace,
+};
 use crate::session::Session;
 use crate::watchdog::Watchdog;
 use crate::{CellSpec, EngineConfig, Fault};
@@ -409,8 +412,8 @@ fn pingpong(
     let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
     let size = cell.size_bytes as usize;
     let mut echo = Echoer::new(link, size);
-    let probe = echo.timed(link, PROBE_MESSAGES, progress)?;
-    let per = probe as f64 / f64::from(PROBE_MESSAGES);
+    let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
+    let per = probe_pace(PROBE_GROUPS, per_group, |n| echo.timed(link, n, progress))?;
     let (warm, _) = counts(per, budget, 50, 5_000_000);
     echo.timed(link, warm, progress)?;
     let chunk = chunk_of(per, 1);
@@ -474,8 +477,7 @@ fn stream(
     let size = cell.size_bytes as usize;
     let mut st = Streamer::new(size, budget.window);
     let w = st.window();
-    let probe = st.timed(link, w * 2, progress)?;
-    let per = probe as f64 / f64::from(w * 2);
+    let per = probe_pace(3, w * 2, |n| st.timed(link, n, progress))?;
     let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
     st.timed(link, warm, progress)?;
     let chunk = chunk_of(per, w * 8);

@@ -407,10 +407,11 @@ impl Icb {
         self.need(Modes::SINK | Modes::ACK, "sink with credits and acknowledgements")?;
         self.need_fragments(size)?;
         let msg = Payload::new(size).buffer();
-        let probe_count = 16u64;
-        let t0 = now_ns();
-        self.data(link, &msg, probe_count, progress)?;
-        let per = (now_ns() - t0) as f64 / probe_count as f64;
+        let per = crate::pattern::probe_pace(4, 4, |n| {
+            let t0 = now_ns();
+            self.data(link, &msg, u64::from(n), progress)?;
+            Ok::<u64, CellError>(now_ns() - t0)
+        })?;
         let (warm, measure) = counts(per, budget, 32, 50_000_000);
         self.data(link, &msg, u64::from(warm), progress)?;
         let before = link.counters();
@@ -422,7 +423,7 @@ impl Icb {
             messages: u64::from(measure),
             bytes: u64::from(measure) * size as u64,
             elapsed_ns,
-            warmup_messages: probe_count + u64::from(warm),
+            warmup_messages: 16 + u64::from(warm),
             latency: None,
             raw_ns: None,
             window: Some(self.caps.rx_slots.max(1)),

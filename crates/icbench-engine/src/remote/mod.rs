@@ -62,8 +62,7 @@ pub(crate) fn sampled(
             }
             Ok::<u64, CellError>(sum)
         };
-    let probe = run(link, PROBE_SAMPLES, None)?;
-    let per = probe as f64 / f64::from(PROBE_SAMPLES);
+    let per = crate::pattern::probe_pace(4, PROBE_SAMPLES / 4, |n| run(link, n, None))?;
     let (warm, measure) = counts(per, budget, MIN_SAMPLES, 5_000_000);
     run(link, warm, None)?;
     let mut hist = LatencyHistogram::new();
