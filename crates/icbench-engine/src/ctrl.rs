@@ -9,16 +9,26 @@
 //! ```text
 //! offset  size  field
 //!      0     4  magic "ICBC" (0x43424349 little-endian)
-//!      4     4  op: 1 echo, 2 sink, 3 quit, 4 oneway
+//!      4     4  op: 1 echo, 2 sink, 3 quit, 4 oneway, 5 source
 //!      8     4  size of each message, bytes
 //!     12     4  count of messages
 //!     16     4  sink: credit_every, a credit after this many messages;
-//!               oneway: direction, 0 host → peer (h2p), 1 peer → host (p2h)
+//!               oneway: direction, 0 host → peer (h2p), 1 peer → host (p2h);
+//!               source: window, the most messages in flight
 //!     20     4  reserved, 0
 //! ```
 //!
 //! A credit (sink) is 8 bytes: messages received so far in this phase, then
 //! how many of them failed the payload check, both u32 little-endian.
+//!
+//! Source (the stream pattern peer → host): the roles of sink reversed. The
+//! peer sends `count` messages of the cell's payload, each stamped with its
+//! sequence number ([`crate::payload::Payload::stamp`]), keeping at most
+//! `window` of them unacknowledged; the host checks every byte of each and
+//! returns a credit (the same 8 bytes, `bad` always 0: the host fails the
+//! cell at the first damaged message instead) every `window / 2` messages
+//! and after the last. The peer reads every credit, so the phase ends with
+//! nothing left on the link.
 //!
 //! Oneway (issue 7): `count` messages of `size` bytes travel one way, one at
 //! a time. Each carries in its first 8 bytes the sender's clock read just
@@ -67,6 +77,13 @@ pub enum Op {
         count: u32,
         direction: Direction,
     },
+    /// Send `count` messages of `size` bytes with up to `window`
+    /// unacknowledged, reading the host's credits.
+    Source {
+        size: u32,
+        count: u32,
+        window: u32,
+    },
 }
 
 impl Op {
@@ -78,6 +95,7 @@ impl Op {
             Op::OneWay { size, count, direction } => {
                 (4, size, count, u32::from(direction == Direction::P2H))
             }
+            Op::Source { size, count, window } => (5, size, count, window),
         };
         let mut b = [0u8; CTRL_LEN];
         for (i, v) in [MAGIC, op, size, count, every, 0].into_iter().enumerate() {
@@ -106,6 +124,7 @@ impl Op {
                 };
                 Ok(Op::OneWay { size: w(2), count: w(3), direction })
             }
+            5 if w(4) > 0 => Ok(Op::Source { size: w(2), count: w(3), window: w(4) }),
             op => Err(format!("bad control op {op}")),
         }
     }
@@ -178,6 +197,7 @@ mod tests {
             Op::Quit,
             Op::OneWay { size: 64, count: 1000, direction: Direction::H2P },
             Op::OneWay { size: 16, count: 7, direction: Direction::P2H },
+            Op::Source { size: 4096, count: 100, window: 32 },
         ] {
             assert_eq!(Op::decode(&op.encode()), Ok(op));
         }
@@ -187,6 +207,10 @@ mod tests {
         assert!(Op::decode(&b[..10]).is_err());
         let sink0 = Op::Sink { size: 1, count: 1, credit_every: 0 }.encode();
         assert!(Op::decode(&sink0).is_err());
+        let source0 = Op::Source { size: 1, count: 1, window: 0 }.encode();
+        assert!(Op::decode(&source0).is_err(), "a source with no window would never send");
+        let src = Op::Source { size: 64, count: 3, window: 32 }.encode();
+        assert_eq!((src[4], src[8], src[12], src[16]), (5, 64, 3, 32), "the documented layout");
         assert_eq!(decode_credit(&encode_credit(7, 1)), (7, 1));
     }
 

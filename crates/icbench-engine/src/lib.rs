@@ -19,6 +19,7 @@ mod common_clock;
 mod pattern;
 mod remote;
 mod session;
+mod stream_p2h;
 mod watchdog;
 
 use std::path::PathBuf;
@@ -74,14 +75,15 @@ pub struct EngineConfig {
 }
 
 /// One cell to measure on a link: pattern, message (or block) size, for
-/// bulk the blocks per transfer, for oneway the direction, and how many
-/// channels run at once.
+/// bulk the blocks per transfer, for oneway and stream the direction, and
+/// how many channels run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSpec {
     pub pattern: Pattern,
     pub size_bytes: u64,
     pub blocks: Option<u32>,
-    /// Oneway: which way the messages travel (the cell's `direction` factor).
+    /// Oneway and stream: which way the messages travel (the cell's
+    /// `direction` factor). A stream cell without one is host → peer.
     pub direction: Option<Direction>,
     /// Independent link instances, each with its own peer, measured over
     /// one common window (`channels.rs`); 1 = one link, measured alone.
@@ -110,6 +112,17 @@ impl CellSpec {
         CellSpec { direction: Some(direction), ..CellSpec::new(Pattern::OneWay, size_bytes) }
     }
 
+    /// A stream cell in `direction`.
+    pub fn stream(size_bytes: u64, direction: Direction) -> CellSpec {
+        CellSpec { direction: Some(direction), ..CellSpec::new(Pattern::Stream, size_bytes) }
+    }
+
+    /// Which way a stream cell's messages travel: host → peer unless the
+    /// cell says otherwise.
+    fn stream_direction(&self) -> Direction {
+        self.direction.unwrap_or(Direction::H2P)
+    }
+
     /// Whether the cell runs on the channel path (common window).
     fn on_channels(&self) -> bool {
         self.channels > 1 || self.transfer_bytes.is_some()
@@ -118,13 +131,17 @@ impl CellSpec {
     /// The cell's key: the link, pattern and size, with `direction`,
     /// `channels` and `transfer` (bytes per channel) as factors when they
     /// differ from one timed link. A plan names its factors the same way.
+    /// A host → peer stream cell keeps the key stream cells always had
+    /// (no `direction`: it is the default), so that runs before and after
+    /// the peer → host stream existed compare cell for cell.
     pub fn key(&self, cfg: &EngineConfig, spec: &LinkSpec) -> CellKey {
         let mut key = CellKey {
             protocol: cfg.protocol.map(|p| p.as_str().to_string()),
             blocks: self.blocks,
             ..CellKey::new(spec.to_string(), self.pattern, self.size_bytes)
         };
-        if let Some(d) = self.direction {
+        let default = self.pattern == Pattern::Stream && self.direction == Some(Direction::H2P);
+        if let Some(d) = self.direction.filter(|_| !default) {
             key = key.with(Direction::FACTOR, d);
         }
         if self.channels > 1 {
@@ -152,6 +169,12 @@ pub fn supports(protocol: Option<Protocol>, pattern: Pattern) -> bool {
             | (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk)
             | (Some(Protocol::Raw), Pattern::PingPong)
     )
+}
+
+/// Whether `protocol` can run a stream cell in `direction` (the CLI
+/// refuses other pairs): peer → host only with icbench's own peer.
+pub fn supports_stream(protocol: Option<Protocol>, direction: Direction) -> bool {
+    direction == Direction::H2P || protocol.is_none()
 }
 
 /// The largest transfer a cell can have: the link's largest message for
@@ -284,6 +307,13 @@ fn oneway_needs_own_peer(p: Protocol) -> CellError {
     ))
 }
 
+fn p2h_needs_own_peer(p: Protocol) -> CellError {
+    CellError::Unsupported(format!(
+        "pattern stream peer → host needs icbench's own peer (its source op); the {p} \
+         protocol's responder has no such op yet"
+    ))
+}
+
 /// Runs one cell's pattern in the protocol of the session.
 fn run_pattern(
     cfg: &EngineConfig,
@@ -297,7 +327,12 @@ fn run_pattern(
     let link = s.host.as_mut();
     match (cfg.protocol, cell.pattern) {
         (None, Pattern::PingPong) => pattern::pingpong(link, size, b, progress),
-        (None, Pattern::Stream) => pattern::stream(link, size, b, progress),
+        (None, Pattern::Stream) => {
+            pattern::stream(link, size, cell.stream_direction(), b, progress)
+        }
+        (Some(p), Pattern::Stream) if cell.stream_direction() == Direction::P2H => {
+            Err(p2h_needs_own_peer(p))
+        }
         (None, Pattern::OneWay) => {
             let d = cell.direction.ok_or_else(|| {
                 CellError::Unsupported("a oneway cell needs a direction (h2p or p2h)".into())

@@ -1,4 +1,5 @@
-//! The host side of the patterns: ping-pong and stream. Each cell runs a
+//! The host side of the patterns: ping-pong and stream (host → peer here,
+//! peer → host in `stream_p2h.rs`). Each cell runs a
 //! short probe to learn the message time, a warm-up that is discarded, and
 //! the measured phase, whose length follows from the cell's time budget.
 //!
@@ -11,11 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use icbench_link::{Link, LinkError};
-use icbench_model::{CellData, LatencyHistogram};
+use icbench_model::{CellData, Direction, LatencyHistogram};
 
 use crate::clock::now_ns;
 use crate::ctrl::{self, CREDIT_LEN, Op};
 use crate::payload::{Payload, first_difference};
+use crate::stream_p2h::Drainer;
 
 /// Receive buffers are at least this large, so links that must receive into
 /// a buffer of their own message size (POSIX queues) never copy.
@@ -46,6 +48,13 @@ pub enum CellError {
          one-way times between these CPUs cannot be trusted"
     )]
     ClockWentBack { direction: &'static str, backwards: u64, messages: u64, worst_ns: u64 },
+    /// A message the peer streamed to the host (stream peer → host)
+    /// arrived damaged; the host checked every byte.
+    #[error(
+        "corrupted message: peer → host stream message {seq} of {size} B differs from the \
+         expected payload at byte {offset}"
+    )]
+    CorruptStream { seq: u64, size: usize, offset: usize },
     #[error("the peer received {bad} of {count} messages corrupted")]
     PeerSawCorruption { bad: u32, count: u32 },
     #[error("pattern '{0}' is not measured over a link: use `icbench timer` or `icbench wakeup`")]
@@ -360,17 +369,44 @@ impl Streamer {
     }
 }
 
-/// Stream: up to `window` messages in flight, the peer returning a credit
-/// every `window / 2` messages; throughput over the whole phase.
+/// Stream: up to `window` messages in flight in `direction`, the receiver
+/// checking every one and returning a credit every `window / 2` messages;
+/// throughput over the whole phase. Host → peer: the host sends, the peer
+/// checks and credits (timed from the first send to the last credit). Peer →
+/// host: the peer sends, the host checks and credits (`stream_p2h.rs`; timed
+/// from before the host asks for the messages to the last one checked).
 pub fn stream(
     link: &mut dyn Link,
     size: usize,
+    direction: Direction,
     budget: &Budget,
     progress: &AtomicU64,
 ) -> Result<CellData, CellError> {
-    let mut st = Streamer::new(size, budget.window);
-    let window = st.window();
-    let mut phase = |link: &mut dyn Link, count: u32| st.timed(link, count, progress);
+    match direction {
+        Direction::H2P => {
+            let mut st = Streamer::new(size, budget.window);
+            let window = st.window();
+            let mut phase = |link: &mut dyn Link, count: u32| st.timed(link, count, progress);
+            stream_phases(link, size, window, budget, &mut phase)
+        }
+        Direction::P2H => {
+            let mut d = Drainer::new(size, budget.window);
+            let window = d.window();
+            let mut phase = |link: &mut dyn Link, count: u32| d.timed(link, count, progress);
+            stream_phases(link, size, window, budget, &mut phase)
+        }
+    }
+}
+
+/// A stream cell's probe, warm-up and measured phase, in either direction:
+/// `phase(link, count)` runs `count` messages and returns their time, ns.
+fn stream_phases(
+    link: &mut dyn Link,
+    size: usize,
+    window: u32,
+    budget: &Budget,
+    phase: &mut dyn FnMut(&mut dyn Link, u32) -> Result<u64, CellError>,
+) -> Result<CellData, CellError> {
     let probe_count = window * 2;
     let per = probe_pace(3, probe_count, |n| phase(link, n))?;
     let (warm, measure) = counts(per, budget, u64::from(window) * 4, 50_000_000);

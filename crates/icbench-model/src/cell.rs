@@ -146,7 +146,8 @@ impl CellKey {
 pub struct CellData {
     /// Messages in the measured window (warm-up excluded).
     pub messages: u64,
-    /// Payload bytes carried host → peer in the measured window.
+    /// Payload bytes carried in the measured window: host → peer, or for a
+    /// stream cell the way of its `direction` factor.
     pub bytes: u64,
     /// Length of the measured window, ns (first send to last reply).
     pub elapsed_ns: u64,

@@ -3,12 +3,13 @@
 //! repetitions, in the plan's order.
 //!
 //! Some factors only mean something for some cells: `wait` for links that
-//! have a wait parameter (shm), `direction` for the oneway pattern, `blocks`
-//! for bulk, `transfer` for pingpong and stream. Where a factor does not
+//! have a wait parameter (shm), `direction` for the oneway and stream
+//! patterns, `blocks` for bulk, `transfer` for pingpong and stream. Where a factor does not
 //! apply, the cell is measured once, without it (a pipe is not measured
 //! once per wait strategy). A factor that applies to no cell at all is an
 //! error, as is a combination that cannot be measured (e.g. oneway over 8
-//! channels): the message names the lines and how to exclude it.
+//! channels, stream peer → host over 8 channels or with a transfer size):
+//! the message names the lines and how to exclude it.
 
 use std::collections::{BTreeMap, HashSet};
 use std::str::FromStr;
@@ -391,7 +392,27 @@ fn treatment(
             }
         }
     }
+    p2h_stream_on_one_link(&t, &lv)?;
     Ok(t)
+}
+
+/// A stream peer → host runs on one link timed by the cell time (the
+/// channel path, which also runs transfer sizes, streams host → peer only).
+fn p2h_stream_on_one_link(t: &Treatment, lv: &Levels) -> Result<(), PlanError> {
+    if t.pattern != Pattern::Stream || t.direction.as_deref() != Some("p2h") {
+        return Ok(());
+    }
+    let direction = lv.get(Factor::Direction).expect("a direction was applied");
+    let why = "stream peer → host runs on one link timed by the cell time";
+    if t.channels > 1 {
+        let channels = lv.get(Factor::Channels).expect("channels above 1 were declared");
+        return Err(impossible(direction, Factor::Direction, channels, Factor::Channels, why));
+    }
+    if t.transfer_bytes.is_some() {
+        let transfer = lv.get(Factor::Transfer).expect("a transfer was applied");
+        return Err(impossible(direction, Factor::Direction, transfer, Factor::Transfer, why));
+    }
+    Ok(())
 }
 
 /// Applies one factor's level `r` to `t`; false where the factor does not
@@ -427,8 +448,9 @@ fn apply(t: &mut Treatment, f: Factor, r: &Resolved, lv: &Levels) -> Result<bool
         }
         (Factor::Wait, Value::Text(w)) => apply_wait(t, w, lv)?,
         (Factor::Direction, Value::Text(d)) => {
-            t.direction = oneway.then(|| d.clone());
-            oneway
+            let on = oneway || pattern == Pattern::Stream;
+            t.direction = on.then(|| d.clone());
+            on
         }
         _ => unreachable!("levels resolve to their factor's value"),
     })
@@ -462,7 +484,7 @@ fn apply_wait(t: &mut Treatment, w: &str, lv: &Levels) -> Result<bool, PlanError
 fn applies_to(f: Factor) -> &'static str {
     match f {
         Factor::Wait => "only links with a wait parameter (shm) have a wait strategy",
-        Factor::Direction => "only the oneway pattern has a direction",
+        Factor::Direction => "only the oneway and stream patterns have a direction",
         Factor::Blocks => "only the bulk pattern has blocks",
         Factor::Transfer => "only pingpong and stream move a transfer",
         _ => "it applies to every cell",

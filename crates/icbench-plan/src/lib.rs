@@ -76,7 +76,8 @@ pub struct PlanCell {
     /// Payload bytes each channel moves instead of running for the cell time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer_bytes: Option<u64>,
-    /// One-way direction: `h2p` or `p2h` (the oneway pattern only).
+    /// Direction: `h2p` or `p2h` (the oneway and stream patterns only; a
+    /// stream cell without one is host → peer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<String>,
     /// Host CPU, peer CPU; `None`: the run's placement.

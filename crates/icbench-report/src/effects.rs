@@ -52,7 +52,7 @@ impl Metric {
     pub fn describe(self) -> &'static str {
         match self {
             Metric::Latency => "p50 latency",
-            Metric::Bandwidth => "bandwidth (payload, host → peer)",
+            Metric::Bandwidth => "bandwidth (payload, one way: a stream cell's in its direction)",
         }
     }
 
@@ -638,7 +638,7 @@ mod tests {
             "UNBALANCED (1 of 4 combinations missing)",
             "missing: link=unix size=1 KiB",
             "1 KiB",
-            "── bandwidth (payload, host → peer), B/s ──",
+            "── bandwidth (payload, one way: a stream cell's in its direction), B/s ──",
         ] {
             assert!(text.contains(want), "{want}: {text}");
         }

@@ -142,7 +142,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             r.msgs_per_s,
             r.bytes_per_s,
-            "",
+            &r.direction,
             r.common_window.as_ref(),
         )?;
     }

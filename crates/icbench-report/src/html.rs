@@ -312,8 +312,10 @@ fn throughput_figure(h: &mut String, figs: &mut Vec<(String, String)>, v: &RunVi
         );
     }
     for r in v.stream.iter().filter(|r| r.status == "ok") {
+        // Host → peer as stream series always were; peer → host its own.
+        let way = if r.direction == "h2p" { String::new() } else { format!(" {}", r.direction) };
         add(
-            format!("{} stream", crate::table::link_label(&r.link, r.channels)),
+            format!("{} stream{way}", crate::table::link_label(&r.link, r.channels)),
             r.size_bytes,
             r.bytes_per_s,
         );

@@ -107,7 +107,12 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
     }
     for r in view.stream.iter().filter(|r| r.status == "ok") {
         if let Some(m) = r.msgs_per_s.filter(|m| *m > 0.0) {
-            let key = (r.link.clone(), "stream", None, "size_bytes", "time per message");
+            // One series per direction.
+            let y = match r.direction.as_str() {
+                "p2h" => "time per message, peer → host",
+                _ => "time per message",
+            };
+            let key = (r.link.clone(), "stream", None, "size_bytes", y);
             push(key, (r.size_bytes as f64, 1e9 / m));
         }
     }

@@ -69,11 +69,12 @@ pub fn link_label(link: &str, channels: Option<u32>) -> String {
 
 /// A label with the cell's factors, for cells a plan tells apart by more
 /// than link and size (`unix [cpus=1,0 rep=2]`). The declared link and
-/// the channel count are in the label already.
+/// the channel count are in the label already, the direction in a column
+/// of its own.
 pub fn with_factors(label: String, factors: &std::collections::BTreeMap<String, String>) -> String {
     let f: Vec<String> = factors
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "link" | "channels"))
+        .filter(|(k, _)| !matches!(k.as_str(), "link" | "channels" | "direction"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     if f.is_empty() { label } else { format!("{label} [{}]", f.join(" ")) }
@@ -347,13 +348,13 @@ fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
 fn stream_table(rows: &[StreamRow]) -> Table {
     let busy = any_busy(rows.iter().map(|r| r.tx_busy));
     let mut t = table(&with_busy(
-        vec!["link", "size", "messages/s", "payload B/s", "÷ memcpy", "window"],
+        vec!["link", "size", "direction", "messages/s", "payload B/s", "÷ memcpy", "window"],
         busy,
     ));
     for r in rows {
         let link =
             with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-        let mut line = vec![link, format::bytes(r.size_bytes)];
+        let mut line = vec![link, format::bytes(r.size_bytes), direction_label(&r.direction)];
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
@@ -619,7 +620,11 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", pingpong_table(&view.pingpong))?;
     }
     if !view.stream.is_empty() {
-        writeln!(out, "\nstream: messages in flight up to the window, peer returns credits")?;
+        writeln!(
+            out,
+            "\nstream: messages in flight up to the window, the receiver returns credits; \
+             payload B/s in the row's direction"
+        )?;
         writeln!(out, "{}", stream_table(&view.stream))?;
     }
     let chans = channel_cells(view);
@@ -1002,6 +1007,7 @@ mod tests {
             link: "rpmsg:/dev/rpmsg0".into(),
             protocol: None,
             size_bytes: 496,
+            direction: "h2p".into(),
             factors: Default::default(),
             status: "ok",
             reason: None,

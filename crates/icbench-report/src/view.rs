@@ -194,6 +194,11 @@ pub struct StreamRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     pub size_bytes: u64,
+    /// Which way the messages, and `bytes_per_s`, went: `h2p` (host →
+    /// peer) or `p2h` (peer → host), the cell's `direction` factor. A
+    /// stream cell without the factor is `h2p`: the default, and every
+    /// stream cell measured before peer → host existed.
+    pub direction: String,
     /// The cell's factors beyond link and size (a plan's cpus, wait, rep …).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub factors: BTreeMap<String, String>,
@@ -203,6 +208,7 @@ pub struct StreamRow {
     pub messages: Option<u64>,
     pub window: Option<u32>,
     pub msgs_per_s: Option<f64>,
+    /// Payload bytes per second in `direction`.
     pub bytes_per_s: Option<f64>,
     /// Throughput ÷ the single-thread memcpy bandwidth of the same run.
     pub over_memcpy: Option<f64>,
@@ -409,6 +415,7 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         link: c.key.link.clone(),
         protocol: c.key.protocol.clone(),
         size_bytes: c.key.size_bytes,
+        direction: c.key.factor(Direction::FACTOR).unwrap_or(Direction::H2P.as_str()).to_string(),
         factors: c.key.factors.clone(),
         status,
         reason,

@@ -282,7 +282,8 @@ pub enum PeerKind {
 pub enum PatternArg {
     /// Round trip per message, echo checked byte for byte.
     Pingpong,
-    /// A window of messages in flight; throughput.
+    /// A window of messages in flight, every one checked by the receiver;
+    /// throughput. Host → peer, or peer → host with --direction.
     Stream,
     /// block × blocks bytes (see --blocks), then one acknowledgement; time per
     /// transfer (seed 000's test). Protocols icb and dimtass.
@@ -362,7 +363,9 @@ pub struct RunArgs {
     #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
     pub patterns: Vec<PatternArg>,
 
-    /// Oneway: which way the messages travel (default both).
+    /// Oneway and stream: which way the messages travel, one cell per
+    /// direction. Default: oneway both, stream h2p. Stream p2h needs
+    /// icbench's own peer (no --protocol) and one channel.
     #[arg(long, value_enum, value_name = "DIR")]
     pub direction: Option<DirectionArg>,
 

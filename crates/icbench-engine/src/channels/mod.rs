@@ -47,7 +47,8 @@ use std::time::Duration;
 
 use icbench_link::{Link, LinkSpec};
 use icbench_model::{
-    Adaptive, CellData, CellOutcome, ChannelData, LatencyHistogram, LinkCounters, Pattern,
+    Adaptive, CellData, CellOutcome, ChannelData, Direction, LatencyHistogram, LinkCounters,
+    Pattern,
 };
 
 use crate::clock::now_ns;
@@ -133,6 +134,14 @@ pub(crate) fn measure(
                 "{n} channels: only pingpong and stream with icbench's own peer run on several \
                  channels, not {} with this protocol",
                 cell.pattern
+            ),
+        });
+    }
+    if cell.pattern == Pattern::Stream && cell.direction == Some(Direction::P2H) {
+        return Some(CellOutcome::Failed {
+            reason: format!(
+                "{n} channel(s): the stream peer → host runs on one link timed by the cell time; \
+                 several channels and transfer sizes run host → peer only"
             ),
         });
     }

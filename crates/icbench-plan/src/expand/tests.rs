@@ -154,7 +154,8 @@ fn bad_plans_name_the_line_and_the_way_out() {
     assert!(e.message.contains("applies to no cell") && e.message.contains("shm"), "{e}");
 
     let e = err("[factors]\nlink = \"pipe\"\ndirection = \"h2p\"\n");
-    assert!(e.message.contains("only the oneway pattern"), "{e}");
+    assert_eq!(e.line, Some(3));
+    assert!(e.message.contains("only the oneway and stream patterns"), "{e}");
 
     let e = err("[factors]\nlink = [\"shm?wait=spin\"]\nwait = [\"futex\"]\n");
     assert!(e.message.contains("already sets wait"), "{e}");
@@ -221,4 +222,40 @@ fn direction_applies_to_oneway_and_oneway_cannot_take_channels() {
          [[exclude]]\npattern = \"oneway\"\nchannels = 8\n",
     )
     .unwrap();
+}
+
+#[test]
+fn direction_applies_to_stream_which_streams_peer_to_host_on_one_link_only() {
+    let p = plan(
+        "order = \"listed\"\n[factors]\nlink = \"unix\"\npattern = [\"stream\", \"pingpong\"]\n\
+         direction = [\"h2p\", \"p2h\"]\n",
+    )
+    .unwrap();
+    let cells: Vec<_> = p.cells.iter().map(|c| (c.pattern, c.direction.as_deref())).collect();
+    assert_eq!(
+        cells,
+        [(Pattern::Stream, Some("h2p")), (Pattern::Stream, Some("p2h")), (Pattern::PingPong, None)]
+    );
+    assert_eq!(p.cells[1].factors.get("direction").map(String::as_str), Some("p2h"));
+    assert!(p.cells[2].factors.is_empty(), "pingpong is directionless: {:?}", p.cells[2]);
+    assert_eq!(p.varied, ["pattern", "direction"]);
+
+    // Peer → host runs neither on several channels nor with a transfer
+    // size; the error names the line and the exclude that drops it.
+    let e = err("[factors]\nlink = \"unix\"\npattern = \"stream\"\ndirection = \"both\"\n\
+                 channels = [1, 4]\n");
+    assert_eq!(e.line, Some(5));
+    assert!(e.message.contains("direction = p2h with channels = 4 cannot be measured"), "{e}");
+    assert!(e.message.contains("[[exclude]] direction = \"p2h\" and channels = \"4\""), "{e}");
+    let e = err("[factors]\nlink = \"unix\"\npattern = \"stream\"\ndirection = \"p2h\"\n\
+                 transfer = \"1M\"\n");
+    assert_eq!(e.line, Some(5));
+    assert!(e.message.contains("with transfer = 1048576 cannot be measured"), "{e}");
+    // Excluding it leaves host → peer on channels, peer → host on one link.
+    let p = plan(
+        "[factors]\nlink = \"unix\"\npattern = \"stream\"\ndirection = \"both\"\n\
+         channels = [1, 4]\n[[exclude]]\ndirection = \"p2h\"\nchannels = 4\n",
+    )
+    .unwrap();
+    assert_eq!(p.cells.len(), 3);
 }

@@ -135,13 +135,16 @@ fn cells(plan: &Plan, out: &mut dyn Write) -> Result<()> {
         let rest: Vec<String> = c
             .factors
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "channels" | "cpus" | "link"))
+            .filter(|(k, _)| !matches!(k.as_str(), "channels" | "cpus" | "link" | "direction"))
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         t.add_row([
             c.index.to_string(),
             c.link.clone(),
-            c.pattern.as_str().to_string(),
+            match &c.direction {
+                Some(d) => format!("{} {d}", c.pattern),
+                None => c.pattern.as_str().to_string(),
+            },
             icbench_report::format::bytes(c.size_bytes),
             c.channels.to_string(),
             c.cpus.map(|(h, p)| format!("{h}→{p}")).unwrap_or_else(|| "run's".into()),

@@ -115,16 +115,7 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
             )));
         }
     }
-    let directions = match a.direction {
-        Some(_) if !patterns.contains(&Pattern::OneWay) => {
-            return Err(bad(
-                "--direction: only the oneway pattern has a direction (add -p oneway)",
-            ));
-        }
-        Some(DirectionArg::H2p) => vec![Direction::H2P],
-        Some(DirectionArg::P2h) => vec![Direction::P2H],
-        Some(DirectionArg::Both) | None => Direction::BOTH.to_vec(),
-    };
+    let (oneway_dirs, stream_dirs) = directions(a, protocol, &patterns)?;
     let blocks = match &a.blocks {
         None => None,
         Some(_) if !patterns.contains(&Pattern::Bulk) => {
@@ -164,7 +155,12 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
             // sequence check (docs/method.md, "One-way latency").
             Pattern::OneWay => {
                 for s in sizes_of("16-64K")? {
-                    cells.extend(directions.iter().map(|&d| CellSpec::oneway(s, d)));
+                    cells.extend(oneway_dirs.iter().map(|&d| CellSpec::oneway(s, d)));
+                }
+            }
+            Pattern::Stream => {
+                for s in sizes_of("1-64K")? {
+                    cells.extend(stream_dirs.iter().map(|&d| CellSpec::stream(s, d)));
                 }
             }
             _ => {
@@ -179,6 +175,47 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
         c.channels = channels;
     }
     Ok(cells)
+}
+
+/// `--direction`: the directions of the oneway cells (default both) and of
+/// the stream cells (default host → peer). Stream peer → host needs
+/// icbench's own peer on one link; elsewhere it is refused here.
+fn directions(
+    a: &RunArgs,
+    protocol: Option<Protocol>,
+    patterns: &[Pattern],
+) -> Result<(Vec<Direction>, Vec<Direction>)> {
+    let chosen = match a.direction {
+        None => None,
+        Some(_) if !patterns.iter().any(|p| matches!(p, Pattern::OneWay | Pattern::Stream)) => {
+            return Err(bad("--direction: only the oneway and stream patterns have a direction \
+                 (add -p oneway or -p stream)"));
+        }
+        Some(DirectionArg::H2p) => Some(vec![Direction::H2P]),
+        Some(DirectionArg::P2h) => Some(vec![Direction::P2H]),
+        Some(DirectionArg::Both) => Some(Direction::BOTH.to_vec()),
+    };
+    let oneway = chosen.clone().unwrap_or_else(|| Direction::BOTH.to_vec());
+    let stream = chosen.unwrap_or_else(|| vec![Direction::H2P]);
+    let p2h = patterns.contains(&Pattern::Stream) && stream.contains(&Direction::P2H);
+    let d = if a.direction == Some(DirectionArg::Both) { "both" } else { "p2h" };
+    if let Some(p) =
+        protocol.filter(|&p| p2h && !icbench_engine::supports_stream(Some(p), Direction::P2H))
+    {
+        return Err(bad(format!(
+            "--direction {d}: stream peer → host needs icbench's own peer; with --protocol {p} \
+             the peer is a {p} responder (firmware or --peer-cmd), which has no source op yet: \
+             use --direction h2p"
+        )));
+    }
+    if p2h && a.channels > 1 {
+        return Err(bad(format!(
+            "--direction {d} with --channels {}: stream peer → host runs on one link; several \
+             channels run host → peer only (use --direction h2p or drop -P)",
+            a.channels
+        )));
+    }
+    Ok((oneway, stream))
 }
 
 /// `-P N`: 1 … 32 channels; more than one only where the channel path runs
