@@ -29,7 +29,7 @@ use icbench_model::{CellData, Direction, LatencyHistogram};
 
 use crate::clock::now_ns;
 use crate::ctrl::{Op, READING_LEN, Reading, encode_go};
-use crate::pattern::{Budget, CellError, PROBE_GROUPS, RX_MIN, counts, probe_pace};
+use crate::pattern::{Budget, CellError, PROBE_GROUPS, RX_MIN, counts, probe_pace, refine_pace};
 use crate::payload::{ONEWAY_MIN_BYTES, Payload, clock_of, oneway_bad_at, put_clock};
 
 const PROBE_MESSAGES: u32 = 16;
@@ -153,8 +153,9 @@ pub fn oneway(
     };
     let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
     let per = probe_pace(PROBE_GROUPS, per_group, |n| phase(link, n, &mut samples))?;
-    let (warm, measure) = counts(per, budget, 50, 5_000_000);
-    phase(link, warm, &mut samples)?;
+    let (warm, _) = counts(per, budget, 50, 5_000_000);
+    let warm_ns = phase(link, warm, &mut samples)?;
+    let (_, measure) = counts(refine_pace(per, warm_ns, warm), budget, 50, 5_000_000);
     if budget.raw {
         samples.raw.reserve(measure as usize);
     }

@@ -652,6 +652,8 @@ fn targets(meta: &RunMeta, pingpong: &[PingPongRow], stream: &[StreamRow]) -> Ve
                 && r.channels.is_none_or(|n| n == 1)
                 && is_shm_spin(&r.link)
                 && r.size_bytes == 64 << 10
+                // The target is the host's send bandwidth against its memcpy.
+                && r.direction == "h2p"
         })
         .and_then(|r| r.bytes_per_s)
     {
