@@ -804,4 +804,63 @@ mod bare_target_tests {
         assert_eq!((t.len(), t[0].verdict), (2, Verdict::NotMet));
         assert!(t[1].name.contains("two-line") && (t[1].ratio - 1.2).abs() < 1e-12);
     }
+
+    fn shm_stream(direction: &str, bytes_per_s: f64) -> StreamRow {
+        StreamRow {
+            link: "shm".into(),
+            protocol: None,
+            size_bytes: 64 << 10,
+            direction: direction.into(),
+            factors: BTreeMap::new(),
+            status: "ok",
+            reason: None,
+            max_bytes: None,
+            messages: Some(1_000),
+            window: Some(32),
+            msgs_per_s: None,
+            bytes_per_s: Some(bytes_per_s),
+            over_memcpy: None,
+            tx_busy: None,
+            channels: None,
+            common_window: None,
+        }
+    }
+
+    #[test]
+    fn the_memcpy_target_takes_only_host_to_peer_stream() {
+        use icbench_model::{PeerMode, RunStatus, Sched};
+        let meta = RunMeta {
+            cpu_model: "test".into(),
+            online_cpus: "0-1".into(),
+            host_cpu: 0,
+            peer_cpu: 1,
+            peer_mode: PeerMode::Process,
+            sched: Sched::Other,
+            mlock: false,
+            kernel_release: "test".into(),
+            governor: None,
+            hostname: "test".into(),
+            icbench_version: "0.1.0".into(),
+            git_commit: None,
+            command_line: Vec::new(),
+            started_unix_ns: 0,
+            ended_unix_ns: None,
+            clock: "CLOCK_MONOTONIC_RAW".into(),
+            clock_overhead_ns: 18.0,
+            status: RunStatus::Finished,
+            floor: Some(floor(100.0, 240.0, None)),
+            fast_counter: None,
+            notes: Vec::new(),
+        };
+        let memcpy = |rows: &[StreamRow]| {
+            targets(&meta, &[], rows)
+                .into_iter()
+                .find(|t| t.name.contains("stream 64 KiB"))
+                .map(|t| t.ratio)
+        };
+        // memcpy is 1 GB/s in the floor: peer → host alone makes no row,
+        // and beside host → peer it is not the one taken.
+        assert_eq!(memcpy(&[shm_stream("p2h", 9e8)]), None);
+        assert_eq!(memcpy(&[shm_stream("p2h", 9e8), shm_stream("h2p", 8e8)]), Some(0.8));
+    }
 }

@@ -211,28 +211,3 @@ fn peer_to_host_is_refused_where_it_cannot_run() {
     let err = refusal(&["-p", "pingpong", "--direction", "both"]);
     assert!(err.contains("only the oneway and stream patterns"), "{err}");
 }
-
-/// The memcpy target is the host's send bandwidth: a run that streamed shm
-/// 64 KiB only peer → host has no such target row.
-#[test]
-fn the_memcpy_target_takes_only_host_to_peer_stream() {
-    if !runs_here("shm") {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let targets = |direction: &str| -> Vec<String> {
-        let out = icbench()
-            .args(["run", "--json", "--cell-time", "10ms", "-L", "shm", "-p", "stream"])
-            .args(["-s", "64K", "--direction", direction, "--db"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["targets"].as_array().unwrap().iter().map(|t| t["name"].to_string()).collect()
-    };
-    let memcpy = |names: &[String]| names.iter().any(|n| n.contains("stream 64 KiB"));
-    assert!(!memcpy(&targets("p2h")));
-    assert!(memcpy(&targets("h2p")));
-}
