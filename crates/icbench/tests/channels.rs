@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{icbench, runs_here};
+use common::{icbench, run_json, runs_here};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -15,21 +15,6 @@ fn db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results.db");
     (dir, path)
-}
-
-fn run_json(db: &Path, args: &[&str]) -> Value {
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--db"])
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "icbench run {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn u(v: &Value) -> u64 {

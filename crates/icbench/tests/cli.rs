@@ -22,20 +22,9 @@ fn db() -> Db {
     Db { _dir: dir, path }
 }
 
-/// `icbench run --json` with short cells and no floor; returns the JSON.
+/// `icbench run --json` with 5ms cells and no floor; returns the JSON.
 fn run_json(db: &Path, args: &[&str]) -> Value {
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--cell-time", "5ms", "--db"])
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "icbench run {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::run_json(db, &[&["--cell-time", "5ms"], args].concat())
 }
 
 #[test]

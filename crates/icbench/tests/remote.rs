@@ -48,18 +48,7 @@ fn icb_peer() -> Option<&'static str> {
 
 fn run_json(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--cell-time", "5ms", "--db"])
-        .arg(dir.path().join("r.db"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "icbench run {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::run_json(&dir.path().join("r.db"), &[&["--cell-time", "5ms"], args].concat())
 }
 
 fn all_ok(v: &Value, pattern: &str, protocol: &str, n: usize) {

@@ -11,20 +11,9 @@ use std::path::Path;
 use common::{icbench, reason, rows, runs_here};
 use serde_json::Value;
 
-/// `icbench run --json` with short cells and no floor; returns the JSON.
+/// `icbench run --json` with 20ms cells and no floor; returns the JSON.
 fn run_json(db: &Path, args: &[&str]) -> Value {
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--cell-time", "20ms", "--db"])
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "icbench run {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::run_json(db, &[&["--cell-time", "20ms"], args].concat())
 }
 
 /// (link, size, direction, bytes/s) of every stream row, in order.

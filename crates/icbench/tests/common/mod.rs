@@ -40,6 +40,23 @@ pub fn runs_here(spec: &str) -> bool {
     }
 }
 
+/// `icbench run --json --no-floor --db DB ARGS`, which must succeed; its
+/// JSON document. Each test file gives its own cell time in `args`.
+pub fn run_json(db: &std::path::Path, args: &[&str]) -> Value {
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "icbench run {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The rows of one section (`pingpong`, `stream` …) of a run's JSON.
 pub fn rows<'a>(v: &'a Value, section: &str) -> &'a Vec<Value> {
     v[section].as_array().unwrap()
