@@ -248,31 +248,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::{Budget, PeerLaunch};
 
     static STOP: AtomicBool = AtomicBool::new(false);
 
     fn cfg() -> EngineConfig {
-        let (host_cpu, peer_cpu) = crate::cpu::CpuList::usable().default_pair().unwrap_or((0, 0));
-        EngineConfig {
-            host_cpu,
-            peer_cpu,
-            peer: PeerLaunch::Thread,
-            fifo: None,
-            timeout: Duration::from_secs(5),
-            budget: Budget {
-                cell_time: Duration::from_millis(10),
-                raw: false,
-                window: 8,
-                ci_target: None,
-                ci_max_time: Duration::ZERO,
-                channel_stagger: Duration::ZERO,
-            },
-            fault: None,
-            stop: &STOP,
-            protocol: None,
-            peer_cmd: None,
-        }
+        crate::testing::thread_config(&STOP, Duration::from_millis(10))
     }
 
     #[test]

@@ -125,7 +125,7 @@ mod through_run_link {
     use icbench_link::LinkSpec;
     use icbench_model::{CellOutcome, CellResult, Direction};
 
-    use crate::{Budget, CellSpec, ClockChecks, EngineConfig, LinkRun, Observer, PeerLaunch};
+    use crate::{CellSpec, ClockChecks, LinkRun, Observer};
 
     /// Every note and outcome, as given (no dedup).
     #[derive(Default)]
@@ -149,26 +149,7 @@ mod through_run_link {
     #[test]
     fn one_check_per_pair_across_calls() {
         static STOP: AtomicBool = AtomicBool::new(false);
-        let (host_cpu, peer_cpu) = crate::cpu::CpuList::usable().default_pair().unwrap_or((0, 0));
-        let cfg = EngineConfig {
-            host_cpu,
-            peer_cpu,
-            peer: PeerLaunch::Thread,
-            fifo: None,
-            timeout: Duration::from_secs(5),
-            budget: Budget {
-                cell_time: Duration::from_millis(2),
-                raw: false,
-                window: 8,
-                ci_target: None,
-                ci_max_time: Duration::ZERO,
-                channel_stagger: Duration::ZERO,
-            },
-            fault: None,
-            stop: &STOP,
-            protocol: None,
-            peer_cmd: None,
-        };
+        let cfg = crate::testing::thread_config(&STOP, Duration::from_millis(2));
         let cells = [CellSpec::oneway(16, Direction::H2P)];
         let mut clocks = ClockChecks::new();
         let mut seen = Seen::default();

@@ -20,6 +20,8 @@ mod pattern;
 mod remote;
 mod session;
 mod stream_p2h;
+#[cfg(test)]
+mod testing;
 mod watchdog;
 
 use std::path::PathBuf;

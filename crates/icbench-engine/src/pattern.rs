@@ -478,14 +478,7 @@ mod tests {
 
     #[test]
     fn counts_follow_the_pace_within_their_bounds() {
-        let budget = Budget {
-            cell_time: Duration::from_millis(10),
-            raw: false,
-            window: 8,
-            ci_target: None,
-            ci_max_time: Duration::ZERO,
-            channel_stagger: Duration::ZERO,
-        };
+        let budget = crate::testing::budget(Duration::from_millis(10));
         // 10 ms at 1 µs a message: 10 000 measured, a fifth as warm-up.
         assert_eq!(counts(1_000.0, &budget, 50, 5_000_000), (2_000, 10_000));
         // A pace slower than the cell: the minimum, and as much warm-up.

@@ -264,7 +264,7 @@ mod through_run_link {
     use icbench_link::LinkSpec;
     use icbench_model::{CellOutcome, CellResult, Direction, Pattern};
 
-    use crate::{Budget, CellSpec, ClockChecks, EngineConfig, Fault, LinkRun, Observer};
+    use crate::{CellSpec, ClockChecks, EngineConfig, Fault, LinkRun, Observer};
 
     #[derive(Default)]
     struct Seen(Vec<CellResult>);
@@ -276,26 +276,7 @@ mod through_run_link {
     }
 
     fn cfg(stop: &'static AtomicBool, fault: Option<Fault>) -> EngineConfig {
-        let (host_cpu, peer_cpu) = crate::cpu::CpuList::usable().default_pair().unwrap_or((0, 0));
-        EngineConfig {
-            host_cpu,
-            peer_cpu,
-            peer: crate::PeerLaunch::Thread,
-            fifo: None,
-            timeout: Duration::from_secs(5),
-            budget: Budget {
-                cell_time: Duration::from_millis(5),
-                raw: false,
-                window: 8,
-                ci_target: None,
-                ci_max_time: Duration::ZERO,
-                channel_stagger: Duration::ZERO,
-            },
-            fault,
-            stop,
-            protocol: None,
-            peer_cmd: None,
-        }
+        EngineConfig { fault, ..crate::testing::thread_config(stop, Duration::from_millis(5)) }
     }
 
     fn run(cfg: &EngineConfig, link: &str, cells: &[CellSpec]) -> Vec<CellResult> {

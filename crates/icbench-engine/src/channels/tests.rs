@@ -85,26 +85,7 @@ fn meter_counts_only_completions_inside_the_window() {
 }
 
 fn thread_cfg(stop: &'static AtomicBool) -> EngineConfig {
-    let (host_cpu, peer_cpu) = crate::cpu::CpuList::usable().default_pair().unwrap_or((0, 0));
-    EngineConfig {
-        host_cpu,
-        peer_cpu,
-        peer: crate::PeerLaunch::Thread,
-        fifo: None,
-        timeout: Duration::from_secs(5),
-        budget: crate::Budget {
-            cell_time: Duration::from_millis(20),
-            raw: false,
-            window: 8,
-            ci_target: None,
-            ci_max_time: Duration::ZERO,
-            channel_stagger: Duration::ZERO,
-        },
-        fault: None,
-        stop,
-        protocol: None,
-        peer_cmd: None,
-    }
+    crate::testing::thread_config(stop, Duration::from_millis(20))
 }
 
 /// Transfer mode, with peer threads: every channel moves exactly its
