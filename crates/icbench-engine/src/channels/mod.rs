@@ -54,7 +54,7 @@ use icbench_model::{
 use crate::clock::now_ns;
 use crate::pattern::{
     Budget, CellError, Echoer, PROBE_GROUPS, PROBE_MESSAGES, Streamer, counts, median_ci_rel,
-    probe_pace,
+    probe_pace, refine_pace,
 };
 use crate::session::Session;
 use crate::watchdog::Watchdog;
@@ -424,7 +424,7 @@ fn pingpong(
     let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
     let per = probe_pace(PROBE_GROUPS, per_group, |n| echo.timed(link, n, progress))?;
     let (warm, _) = counts(per, budget, 50, 5_000_000);
-    echo.timed(link, warm, progress)?;
+    let per = refine_pace(per, echo.timed(link, warm, progress)?, warm);
     let chunk = chunk_of(per, 1);
     let mut raw = budget.raw.then(Vec::new);
     let mut kept: Option<ChannelData> = None;
@@ -488,7 +488,7 @@ fn stream(
     let w = st.window();
     let per = probe_pace(3, w * 2, |n| st.timed(link, n, progress))?;
     let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
-    st.timed(link, warm, progress)?;
+    let per = refine_pace(per, st.timed(link, warm, progress)?, warm);
     let chunk = chunk_of(per, w * 8);
     let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
     let mut m =
