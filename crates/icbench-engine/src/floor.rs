@@ -126,8 +126,9 @@ pub fn trip_rtt_ns(host_cpu: u32, peer_cpu: u32, trip: Trip) -> Result<Option<f6
     let slots = Arc::new(Slots(std::array::from_fn(|_| AtomicU64::new(0))));
     let quit = Arc::new(AtomicBool::new(false));
     let (s2, q2) = (slots.clone(), quit.clone());
-    let pong = std::thread::spawn(move || -> Result<(), CpuError> {
-        pin_current_thread(peer_cpu)?;
+    // Pinned before the host end starts spinning: under SCHED_FIFO a thread
+    // still on the host CPU would never get to move (`cpu::spawn_pinned`).
+    let pong = crate::cpu::spawn_pinned("icb-floor", peer_cpu, move || {
         let (tx, rx) = Slots::words(trip, false);
         let mut msg = [0u64; SLOT_MESSAGE / 8];
         let mut expect = 1u64;
@@ -139,8 +140,8 @@ pub fn trip_rtt_ns(host_cpu: u32, peer_cpu: u32, trip: Trip) -> Result<Option<f6
                 std::hint::spin_loop();
             }
         }
-        Ok(())
-    });
+    })
+    .expect("spawning the floor thread");
     let samples = host_samples(&slots, trip);
     quit.store(true, Ordering::Relaxed);
     pong.join().expect("floor thread")?;

@@ -182,12 +182,11 @@ fn comparison(name: &str, c: &BareComparison) -> [String; 2] {
 }
 
 /// The engine's floor (cache-line, two-line and slot trips, memcpy), under
-/// SCHED_OTHER as `icbench floor` measures it even in a `--fifo` run. The
-/// trips' second thread starts on the host CPU and must run there to move
-/// to the peer CPU; under SCHED_FIFO the host end, spinning at the same
-/// priority, would never let it (sched(7)), and the floor would be lost
-/// after its whole budget. The run's scheduling is restored afterwards, for
-/// the bare comparisons and the cells.
+/// SCHED_OTHER as `icbench floor` measures it, even in a `--fifo` run: the
+/// physical limit of the pair, one method for both commands. (The trips'
+/// second thread is pinned before the host end spins, so they would also
+/// complete under SCHED_FIFO.) The run's scheduling is restored
+/// afterwards, for the bare comparisons and the cells.
 fn trips(cfg: &EngineConfig) -> Result<Option<Floor>> {
     let fifo = cpu::current_fifo_priority();
     if fifo.is_some() {
