@@ -228,15 +228,7 @@ fn a_random_plan_checks_the_clock_of_its_cpu_pair_once() {
     }
     assert!(calls_with_oneway >= 3, "seed 5 should spread the oneway cells: {dry}");
 
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--plan"])
-        .arg(&plan)
-        .arg("--db")
-        .arg(dir.path().join("r.db"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::run_json(&dir.path().join("r.db"), &["--plan", plan.to_str().unwrap()]);
     let oneway = rows(&v, "oneway");
     assert_eq!(oneway.len(), 6);
     for r in &oneway {

@@ -144,15 +144,7 @@ fn a_plan_with_both_directions_expands_and_measures_both() {
         .collect();
     assert_eq!(cells, [("stream", Some("h2p")), ("stream", Some("p2h")), ("pingpong", None)]);
 
-    let out = icbench()
-        .args(["run", "--json", "--no-floor", "--plan"])
-        .arg(&plan)
-        .arg("--db")
-        .arg(dir.path().join("r.db"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::run_json(&dir.path().join("r.db"), &["--plan", plan.to_str().unwrap()]);
     let s = rows(&v, "stream");
     let dirs: Vec<&str> = s.iter().map(|r| r["direction"].as_str().unwrap()).collect();
     assert_eq!(dirs, ["h2p", "p2h"]);
