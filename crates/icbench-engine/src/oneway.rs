@@ -29,10 +29,8 @@ use icbench_model::{CellData, Direction, LatencyHistogram};
 
 use crate::clock::now_ns;
 use crate::ctrl::{Op, READING_LEN, Reading, encode_go};
-use crate::pattern::{Budget, CellError, PROBE_GROUPS, RX_MIN, counts, probe_pace, refine_pace};
+use crate::pattern::{Budget, CellError, RX_MIN, Sizing};
 use crate::payload::{ONEWAY_MIN_BYTES, Payload, clock_of, oneway_bad_at, put_clock};
-
-const PROBE_MESSAGES: u32 = 16;
 
 /// A one-way time from the sender's stamp and the receiver's read, ns; or,
 /// when the receiver read an earlier time, `Err` with how much earlier.
@@ -151,11 +149,8 @@ pub fn oneway(
         samples.check(direction)?;
         Ok::<u64, CellError>(elapsed)
     };
-    let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
-    let per = probe_pace(PROBE_GROUPS, per_group, |n| phase(link, n, &mut samples))?;
-    let (warm, _) = counts(per, budget, 50, 5_000_000);
-    let warm_ns = phase(link, warm, &mut samples)?;
-    let (_, measure) = counts(refine_pace(per, warm_ns, warm), budget, 50, 5_000_000);
+    let paced = Sizing::ONE_AT_A_TIME.run(budget, |n| phase(link, n, &mut samples))?;
+    let measure = paced.measure;
     if budget.raw {
         samples.raw.reserve(measure as usize);
     }
@@ -167,7 +162,7 @@ pub fn oneway(
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
         elapsed_ns,
-        warmup_messages: u64::from(PROBE_MESSAGES + warm),
+        warmup_messages: paced.warmup_messages,
         latency: Some(samples.hist),
         raw_ns: budget.raw.then_some(samples.raw),
         window: None,

@@ -22,7 +22,8 @@ use crate::stream_p2h::Drainer;
 /// Receive buffers are at least this large, so links that must receive into
 /// a buffer of their own message size (POSIX queues) never copy.
 pub(crate) const RX_MIN: usize = 64 << 10;
-pub(crate) const PROBE_MESSAGES: u32 = 16;
+/// Messages of a ping-pong or oneway probe.
+const PROBE_MESSAGES: u32 = 16;
 
 /// Why a cell's measurement stopped.
 #[derive(Debug, thiserror::Error)]
@@ -133,9 +134,55 @@ pub(crate) fn refine_pace(probe_per_ns: f64, warm_ns: u64, warm: u32) -> f64 {
     probe_per_ns.min(warm_ns as f64 / f64::from(warm))
 }
 
-/// Groups of a ping-pong or oneway probe ([`probe_pace`]); with
-/// [`PROBE_MESSAGES`] in all.
-pub(crate) const PROBE_GROUPS: usize = 4;
+/// How a cell learns its link's pace before it measures: a probe of
+/// `groups` timed phases of `per_group` messages ([`probe_pace`]), then a
+/// warm-up of a fifth of the count the probe suggests, whose pace corrects
+/// the probe's ([`refine_pace`]); the count is bounded by `min` and `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sizing {
+    pub groups: usize,
+    pub per_group: u32,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// What [`Sizing::run`] learnt.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Paced {
+    /// Messages of the probe and the warm-up, discarded.
+    pub warmup_messages: u64,
+    /// Messages to measure to fill the cell time.
+    pub measure: u32,
+    /// The pace, ns a message.
+    pub per_msg_ns: f64,
+}
+
+impl Sizing {
+    /// Ping-pong and oneway: [`PROBE_MESSAGES`] in 4 groups, at least 50
+    /// measured.
+    pub(crate) const ONE_AT_A_TIME: Sizing =
+        Sizing { groups: 4, per_group: PROBE_MESSAGES / 4, min: 50, max: 5_000_000 };
+
+    /// Stream: 3 groups of two windows, at least four windows measured.
+    pub(crate) fn stream(window: u32) -> Sizing {
+        Sizing { groups: 3, per_group: window * 2, min: u64::from(window) * 4, max: 50_000_000 }
+    }
+
+    /// The probe and the warm-up, through `phase(count)`, which runs
+    /// `count` messages and returns their time, ns.
+    pub(crate) fn run<E>(
+        self,
+        budget: &Budget,
+        mut phase: impl FnMut(u32) -> Result<u64, E>,
+    ) -> Result<Paced, E> {
+        let probe = probe_pace(self.groups, self.per_group, &mut phase)?;
+        let (warm, _) = counts(probe, budget, self.min, self.max);
+        let per_msg_ns = refine_pace(probe, phase(warm)?, warm);
+        let (_, measure) = counts(per_msg_ns, budget, self.min, self.max);
+        let probed = self.groups as u64 * u64::from(self.per_group);
+        Ok(Paced { warmup_messages: probed + u64::from(warm), measure, per_msg_ns })
+    }
+}
 
 pub(crate) fn counts(per_msg_ns: f64, budget: &Budget, min: u64, max: u64) -> (u32, u32) {
     let per = per_msg_ns.max(1.0);
@@ -252,11 +299,8 @@ pub fn pingpong(
         })?;
         Ok::<u64, CellError>(sum)
     };
-    let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
-    let per = probe_pace(PROBE_GROUPS, per_group, |n| echo.timed(link, n, progress))?;
-    let (warm, _) = counts(per, budget, 50, 5_000_000);
-    let warm_ns = echo.timed(link, warm, progress)?;
-    let (_, measure) = counts(refine_pace(per, warm_ns, warm), budget, 50, 5_000_000);
+    let paced = Sizing::ONE_AT_A_TIME.run(budget, |n| echo.timed(link, n, progress))?;
+    let measure = paced.measure;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
     let before = link.counters();
@@ -292,7 +336,7 @@ pub fn pingpong(
         messages,
         bytes: messages * size as u64,
         elapsed_ns,
-        warmup_messages: u64::from(PROBE_MESSAGES + warm),
+        warmup_messages: paced.warmup_messages,
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
@@ -421,12 +465,8 @@ fn stream_phases(
     budget: &Budget,
     phase: &mut dyn FnMut(&mut dyn Link, u32) -> Result<u64, CellError>,
 ) -> Result<CellData, CellError> {
-    let probe_count = window * 2;
-    let per = probe_pace(3, probe_count, |n| phase(link, n))?;
-    let min = u64::from(window) * 4;
-    let (warm, _) = counts(per, budget, min, 50_000_000);
-    let warm_ns = phase(link, warm)?;
-    let (_, measure) = counts(refine_pace(per, warm_ns, warm), budget, min, 50_000_000);
+    let paced = Sizing::stream(window).run(budget, |n| phase(link, n))?;
+    let measure = paced.measure;
     let before = link.counters();
     let elapsed_ns = phase(link, measure)?;
     let counters = link.counters().since(before);
@@ -434,7 +474,7 @@ fn stream_phases(
         messages: u64::from(measure),
         bytes: u64::from(measure) * size as u64,
         elapsed_ns,
-        warmup_messages: u64::from(3 * probe_count + warm),
+        warmup_messages: paced.warmup_messages,
         latency: None,
         raw_ns: None,
         window: Some(window),
@@ -474,6 +514,27 @@ mod tests {
         // A warm-up slower than the probe changes nothing.
         assert_eq!(refine_pace(50.0, 2_000_000, 20_000), 50.0);
         assert_eq!(refine_pace(50.0, 0, 0), 50.0);
+    }
+
+    #[test]
+    fn sizing_probes_warms_and_sizes_from_the_faster_pace() {
+        // A cold probe: 1.5 µs a message in every group; the warm-up runs
+        // at 50 ns a message. 10 ms cells.
+        let budget = crate::testing::budget(Duration::from_millis(10));
+        let mut calls = Vec::new();
+        let paced = Sizing::ONE_AT_A_TIME
+            .run::<()>(&budget, |n| {
+                calls.push(n);
+                Ok(u64::from(n) * if calls.len() <= 4 { 1_500 } else { 50 })
+            })
+            .unwrap();
+        // 10 ms at 1.5 µs: 6 666 to measure, a fifth of it as warm-up.
+        assert_eq!(calls, [4, 4, 4, 4, 1_333]);
+        assert_eq!(paced.per_msg_ns, 50.0);
+        assert_eq!(paced.measure, 200_000);
+        assert_eq!(paced.warmup_messages, 16 + 1_333);
+        let s = Sizing::stream(32);
+        assert_eq!((s.groups, s.per_group, s.min), (3, 64, 128));
     }
 
     #[test]

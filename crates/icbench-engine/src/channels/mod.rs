@@ -52,10 +52,7 @@ use icbench_model::{
 };
 
 use crate::clock::now_ns;
-use crate::pattern::{
-    Budget, CellError, Echoer, PROBE_GROUPS, PROBE_MESSAGES, Streamer, counts, median_ci_rel,
-    probe_pace, refine_pace,
-};
+use crate::pattern::{Budget, CellError, Echoer, Sizing, Streamer, median_ci_rel};
 use crate::session::Session;
 use crate::watchdog::Watchdog;
 use crate::{CellSpec, EngineConfig, Fault};
@@ -421,10 +418,7 @@ fn pingpong(
     let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
     let size = cell.size_bytes as usize;
     let mut echo = Echoer::new(link, size);
-    let per_group = PROBE_MESSAGES / PROBE_GROUPS as u32;
-    let per = probe_pace(PROBE_GROUPS, per_group, |n| echo.timed(link, n, progress))?;
-    let (warm, _) = counts(per, budget, 50, 5_000_000);
-    let per = refine_pace(per, echo.timed(link, warm, progress)?, warm);
+    let per = Sizing::ONE_AT_A_TIME.run(budget, |n| echo.timed(link, n, progress))?.per_msg_ns;
     let chunk = chunk_of(per, 1);
     let mut raw = budget.raw.then(Vec::new);
     let mut kept: Option<ChannelData> = None;
@@ -486,9 +480,7 @@ fn stream(
     let size = cell.size_bytes as usize;
     let mut st = Streamer::new(size, budget.window);
     let w = st.window();
-    let per = probe_pace(3, w * 2, |n| st.timed(link, n, progress))?;
-    let (warm, _) = counts(per, budget, u64::from(w) * 4, 50_000_000);
-    let per = refine_pace(per, st.timed(link, warm, progress)?, warm);
+    let per = Sizing::stream(w).run(budget, |n| st.timed(link, n, progress))?.per_msg_ns;
     let chunk = chunk_of(per, w * 8);
     let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
     let mut m =

@@ -38,7 +38,7 @@ use icbench_proto::{
 
 use super::sampled;
 use crate::clock::now_ns;
-use crate::pattern::{Budget, CellError, counts};
+use crate::pattern::{Budget, CellError, Sizing};
 use crate::payload::{Payload, first_difference};
 
 /// The largest frame the host accepts and sends (a 65535-byte body).
@@ -407,13 +407,13 @@ impl Icb {
         self.need(Modes::SINK | Modes::ACK, "sink with credits and acknowledgements")?;
         self.need_fragments(size)?;
         let msg = Payload::new(size).buffer();
-        let per = crate::pattern::probe_pace(4, 4, |n| {
+        let sizing = Sizing { groups: 4, per_group: 4, min: 32, max: 50_000_000 };
+        let paced = sizing.run(budget, |n| {
             let t0 = now_ns();
             self.data(link, &msg, u64::from(n), progress)?;
             Ok::<u64, CellError>(now_ns() - t0)
         })?;
-        let (warm, measure) = counts(per, budget, 32, 50_000_000);
-        self.data(link, &msg, u64::from(warm), progress)?;
+        let measure = paced.measure;
         let before = link.counters();
         let t0 = now_ns();
         self.data(link, &msg, u64::from(measure), progress)?;
@@ -423,7 +423,7 @@ impl Icb {
             messages: u64::from(measure),
             bytes: u64::from(measure) * size as u64,
             elapsed_ns,
-            warmup_messages: 16 + u64::from(warm),
+            warmup_messages: paced.warmup_messages,
             latency: None,
             raw_ns: None,
             window: Some(self.caps.rx_slots.max(1)),

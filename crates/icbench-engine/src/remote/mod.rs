@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use icbench_link::Link;
 use icbench_model::{CellData, LatencyHistogram};
 
-use crate::pattern::{Budget, CellError, counts};
+use crate::pattern::{Budget, CellError, Sizing};
 
 /// Samples taken to learn how long one takes.
 const PROBE_SAMPLES: u32 = 8;
@@ -62,9 +62,10 @@ pub(crate) fn sampled(
             }
             Ok::<u64, CellError>(sum)
         };
-    let per = crate::pattern::probe_pace(4, PROBE_SAMPLES / 4, |n| run(link, n, None))?;
-    let (warm, measure) = counts(per, budget, MIN_SAMPLES, 5_000_000);
-    run(link, warm, None)?;
+    let sizing =
+        Sizing { groups: 4, per_group: PROBE_SAMPLES / 4, min: MIN_SAMPLES, max: 5_000_000 };
+    let paced = sizing.run(budget, |n| run(link, n, None))?;
+    let measure = paced.measure;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });
     let before = link.counters();
@@ -74,7 +75,7 @@ pub(crate) fn sampled(
         messages: u64::from(measure),
         bytes: u64::from(measure) * bytes_per_sample,
         elapsed_ns,
-        warmup_messages: u64::from(PROBE_SAMPLES + warm),
+        warmup_messages: paced.warmup_messages,
         latency: Some(hist),
         raw_ns: budget.raw.then_some(raw),
         window: None,
