@@ -176,10 +176,8 @@ struct ShmLink {
     _map: MmapMut,
     tx: Dir,
     rx: Dir,
-    slots: u32,
-    wait: Wait,
-    zero_copy: bool,
-    push: bool,
+    /// The spec's choices, the same at both ends.
+    o: Options,
     /// Next index this end publishes on tx, and its copy of tx's tail.
     tx_head: u32,
     tx_tail_seen: u32,
@@ -225,10 +223,7 @@ impl ShmLink {
             rx_tail: 0,
             tx,
             rx,
-            slots,
-            wait: o.wait,
-            zero_copy: o.zero_copy,
-            push: o.push,
+            o,
             abort,
         })
     }
@@ -249,7 +244,7 @@ impl ShmLink {
             if done(now) {
                 return Ok(now);
             }
-            match self.wait {
+            match self.o.wait {
                 Wait::Spin => {
                     std::hint::spin_loop();
                     spins += 1;
@@ -290,7 +285,7 @@ impl ShmLink {
 
     #[inline]
     fn wake(&self, word: &AtomicU32, sleeping: &AtomicU32) {
-        if self.wait == Wait::Futex {
+        if self.o.wait == Wait::Futex {
             fence(Ordering::SeqCst);
             if sleeping.load(Ordering::Relaxed) != 0 {
                 let _ = rustix::thread::futex::wake(word, rustix::thread::futex::Flags::empty(), 1);
@@ -304,12 +299,12 @@ impl ShmLink {
         if len > SLOT_PAYLOAD {
             return Err(LinkError::TooLarge { size: len, max: SLOT_PAYLOAD });
         }
-        while self.tx_head.wrapping_sub(self.tx_tail_seen) >= self.slots {
+        while self.tx_head.wrapping_sub(self.tx_tail_seen) >= self.o.slots {
             let seen = self.tx_tail_seen;
             self.tx_tail_seen =
                 self.wait_until(self.tx.tail(), self.tx.prod_sleeping(), |t| t != seen)?;
         }
-        let slot = self.tx.slot(self.tx_head, self.slots);
+        let slot = self.tx.slot(self.tx_head, self.o.slots);
         // SAFETY: the slot is free (the consumer is past it); the length
         // word follows the sequence word.
         unsafe { (slot.add(4) as *mut u32).write(len as u32) };
@@ -325,7 +320,7 @@ impl ShmLink {
         // Nothing of the slot is touched after the release store: even a
         // read of the length there cost 20 % at 32 B (the consumer takes the
         // line as soon as the sequence word lands; measured 2026-11-22).
-        if self.push && SLOT_HDR + len <= PUSH_MAX {
+        if self.o.push && SLOT_HDR + len <= PUSH_MAX {
             // SAFETY: the slot spans at least SLOT_HDR + len bytes of the ring.
             unsafe { crate::hint::demote(slot, SLOT_HDR + len) };
         }
@@ -336,7 +331,7 @@ impl ShmLink {
     /// `len` bytes.
     #[inline]
     fn rx_slot(&mut self, len: usize) -> Result<*mut u8, LinkError> {
-        let slot = self.rx.slot(self.rx_tail, self.slots);
+        let slot = self.rx.slot(self.rx_tail, self.o.slots);
         let want = self.rx_tail.wrapping_add(1);
         self.wait_until(self.rx.seq(slot), self.rx.cons_sleeping(), |s| s == want)?;
         // SAFETY: published (Acquire on the sequence word).
@@ -375,7 +370,7 @@ impl Link for ShmLink {
         LinkCaps {
             max_msg_bytes: SLOT_PAYLOAD,
             message_boundaries: true,
-            zero_copy: self.zero_copy,
+            zero_copy: self.o.zero_copy,
             shared_clock: true,
         }
     }
@@ -404,7 +399,7 @@ impl Link for ShmLink {
         scratch: &mut [u8],
         build: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), LinkError> {
-        if !self.zero_copy {
+        if !self.o.zero_copy {
             return crate::copy::send_with(self, len, scratch, build);
         }
         let slot = self.tx_slot(len)?;
@@ -420,7 +415,7 @@ impl Link for ShmLink {
         scratch: &mut [u8],
         inspect: &mut dyn FnMut(&[u8]),
     ) -> Result<(), LinkError> {
-        if !self.zero_copy {
+        if !self.o.zero_copy {
             return crate::copy::recv_with(self, len, scratch, inspect);
         }
         let slot = self.rx_slot(len)?;
@@ -431,7 +426,7 @@ impl Link for ShmLink {
     }
 
     fn echo(&mut self, len: usize, scratch: &mut [u8]) -> Result<(), LinkError> {
-        if !self.zero_copy {
+        if !self.o.zero_copy {
             return crate::copy::echo(self, len, scratch);
         }
         let src = self.rx_slot(len)?;
