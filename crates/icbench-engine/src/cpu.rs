@@ -130,52 +130,88 @@ where
     Ok(join)
 }
 
+/// The scheduling policy of the calling thread, through the system calls
+/// themselves rather than their libc wrappers.
+///
+/// Why not libc: POSIX defines `sched_setscheduler`/`sched_getscheduler`
+/// per process, Linux applies them per thread (sched(7): "the
+/// scheduling policy and parameters are in fact per-thread attributes on
+/// Linux"). musl refuses to give the per-thread behaviour a per-process name
+/// and makes the wrappers stubs that always fail with ENOSYS, so a static
+/// musl icbench (the VM rig's guest, the x86_64 release tarball) failed
+/// every cell (issue #14). glibc's wrappers are the bare system calls, so
+/// this is what both libcs' builds did on glibc anyway.
+pub mod sched {
+    use rustix::io::Errno;
+
+    /// The kernel's `struct sched_param` (include/uapi/linux/sched/types.h):
+    /// the priority alone, whatever a libc's own struct adds.
+    #[repr(C)]
+    struct KernelParam {
+        sched_priority: libc::c_int,
+    }
+
+    fn last_errno() -> Errno {
+        Errno::from_io_error(&std::io::Error::last_os_error()).unwrap_or(Errno::PERM)
+    }
+
+    /// The calling thread's policy (`libc::SCHED_OTHER`, `SCHED_FIFO` …).
+    pub fn policy() -> Result<i32, Errno> {
+        // SAFETY: sched_getscheduler(2) on the calling thread (pid 0), no pointers.
+        let r = unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0 as libc::pid_t) };
+        if r < 0 { Err(last_errno()) } else { Ok(r as i32) }
+    }
+
+    /// The calling thread's static priority (0 under SCHED_OTHER).
+    pub fn priority() -> Result<i32, Errno> {
+        let mut p = KernelParam { sched_priority: 0 };
+        // SAFETY: sched_getparam(2) on the calling thread, into a param the
+        // kernel fills.
+        let r = unsafe {
+            libc::syscall(libc::SYS_sched_getparam, 0 as libc::pid_t, &mut p as *mut KernelParam)
+        };
+        if r < 0 { Err(last_errno()) } else { Ok(p.sched_priority) }
+    }
+
+    /// Sets the calling thread's policy and priority.
+    pub fn set(policy: i32, priority: i32) -> Result<(), Errno> {
+        let p = KernelParam { sched_priority: priority };
+        // SAFETY: sched_setscheduler(2) on the calling thread with a valid param.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_sched_setscheduler,
+                0 as libc::pid_t,
+                policy as libc::c_int,
+                &p as *const KernelParam,
+            )
+        };
+        if r < 0 { Err(last_errno()) } else { Ok(()) }
+    }
+}
+
 /// The calling thread's SCHED_FIFO priority, `None` under any other policy.
 pub fn current_fifo_priority() -> Option<u8> {
-    // SAFETY: plain system calls on the calling thread.
-    let policy = unsafe { libc::sched_getscheduler(0) };
-    if policy != libc::SCHED_FIFO {
+    if sched::policy().ok()? != libc::SCHED_FIFO {
         return None;
     }
-    // SAFETY: sched_param is plain old data, filled by the kernel.
-    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid param for the calling thread.
-    (unsafe { libc::sched_getparam(0, &mut param) } == 0)
-        .then(|| u8::try_from(param.sched_priority).ok())
-        .flatten()
+    sched::priority().ok().and_then(|p| u8::try_from(p).ok())
 }
 
 /// Puts the calling thread under SCHED_FIFO at `priority`.
 pub fn set_fifo(priority: u8) -> Result<(), CpuError> {
-    // Zeroed first: musl's sched_param has more fields than the priority.
-    // SAFETY: sched_param is plain old data.
-    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
-    param.sched_priority = i32::from(priority);
-    // SAFETY: plain system call on the calling thread with a valid param.
-    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
-    if r == 0 {
-        Ok(())
-    } else {
-        let errno = rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
-            .unwrap_or(rustix::io::Errno::PERM);
-        Err(CpuError::Fifo { priority, errno })
-    }
+    sched::set(libc::SCHED_FIFO, i32::from(priority))
+        .map_err(|errno| CpuError::Fifo { priority, errno })
 }
 
 /// Puts the calling thread back under SCHED_OTHER (a plan that varies the
-/// scheduling switches per cell).
+/// scheduling switches per cell). A thread already there is left alone, so
+/// that nothing the kernel could refuse stands between a SCHED_OTHER run and
+/// its cells (issue #14).
 pub fn set_other() -> Result<(), CpuError> {
-    // SAFETY: sched_param is plain old data.
-    let param: libc::sched_param = unsafe { std::mem::zeroed() };
-    // SAFETY: plain system call on the calling thread with a valid param.
-    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
-    if r == 0 {
-        Ok(())
-    } else {
-        let errno = rustix::io::Errno::from_io_error(&std::io::Error::last_os_error())
-            .unwrap_or(rustix::io::Errno::PERM);
-        Err(CpuError::Other { errno })
+    if sched::policy() == Ok(libc::SCHED_OTHER) {
+        return Ok(());
     }
+    sched::set(libc::SCHED_OTHER, 0).map_err(|errno| CpuError::Other { errno })
 }
 
 /// Locks every present and future page of the process in memory, so a page
@@ -233,6 +269,48 @@ mod tests {
             set_other().unwrap();
             assert!(ran.load(Ordering::SeqCst), "the new thread never left CPU {a}");
             join.join().unwrap().unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_sched_other_thread_may_always_return_to_sched_other() {
+        // The musl build failed here with ENOSYS (issue #14).
+        std::thread::spawn(|| {
+            assert_eq!(sched::policy(), Ok(libc::SCHED_OTHER));
+            assert_eq!(sched::priority(), Ok(0));
+            assert_eq!(current_fifo_priority(), None);
+            set_other().unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn fifo_is_set_read_back_and_left_on_this_thread_only() {
+        // A sibling started before the switch, asked after it.
+        let (ask, asked) = std::sync::mpsc::channel::<()>();
+        let sibling = std::thread::spawn(move || {
+            let _ = asked.recv();
+            sched::policy()
+        });
+        std::thread::spawn(move || {
+            if let Err(e) = set_fifo(7) {
+                // Unprivileged: the refusal names why, and nothing changed.
+                assert!(matches!(e, CpuError::Fifo { priority: 7, .. }), "{e}");
+                assert_eq!(sched::policy(), Ok(libc::SCHED_OTHER));
+                eprintln!("SKIP SCHED_FIFO round trip: {e}");
+                return;
+            }
+            assert_eq!(current_fifo_priority(), Some(7));
+            // Per thread, as Linux applies it (sched(7)): the sibling is untouched.
+            ask.send(()).unwrap();
+            assert_eq!(sibling.join().unwrap(), Ok(libc::SCHED_OTHER));
+            assert_eq!(current_fifo_priority(), Some(7));
+            set_other().unwrap();
+            assert_eq!(sched::policy(), Ok(libc::SCHED_OTHER));
+            assert_eq!(current_fifo_priority(), None);
         })
         .join()
         .unwrap();
