@@ -61,8 +61,9 @@ impl Ts {
 
     fn as_timespec(self) -> libc::timespec {
         // Narrowing on 32-bit targets: a monotonic clock is far from 2038,
-        // and nsec is always below 10⁹.
-        libc::timespec { tv_sec: self.sec as libc::time_t, tv_nsec: self.nsec as libc::c_long }
+        // and nsec is always below 10⁹. The field's own type, not
+        // `libc::time_t`, which the libc crate deprecates on musl.
+        libc::timespec { tv_sec: self.sec as _, tv_nsec: self.nsec as libc::c_long }
     }
 }
 
