@@ -9,26 +9,7 @@ P=/sys/module/virtual_rproc/parameters
 RP=
 N=${ICB_N:-200}
 
-say() { echo "$*"; }
-# check NAME EXPECT TIMEOUT CMD...: one JSON line from CMD, wrapped.
-check() {
-    name=$1 expect=$2 t=$3; shift 3
-    out=$(timeout "$t" "$@" 2>/tmp/err | tail -n 1); rc=$?
-    [ -n "$out" ] || out=null
-    err=$(head -c 200 /tmp/err | tr '\n"\\' '   ')
-    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$err\",\"result\":$out}"
-}
-state() { cat "$RP/state"; }
-wait_state() {
-    i=0
-    while [ "$(state)" != "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-    say "{\"name\":\"$2\",\"expect\":\"state=$1\",\"result\":{\"state\":\"$(state)\"}}"
-}
-wait_node() {
-    i=0
-    while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-}
-stats() { tr '\n' ' ' < /sys/devices/platform/virtual-rproc/stats | sed 's/ *$//'; }
+. "${ICB_VM_LIB:-/icb/vm-lib.sh}"
 
 say "@@ICB-VM-BEGIN@@"
 CS=/sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -90,21 +71,6 @@ if [ -x /icb/icbench ]; then
     # the remote protocols come with `--protocol` (the remote-protocol issue)
     /icb/icbench run --help 2>/dev/null | grep -q -- '--protocol' || LINKS=
 fi
-has_link() { echo "$LINKS" | grep -qE -- "--link $1(:| |$)"; }
-# icb_run NAME EXPECT SPEC PROTO [ARGS...]: one icbench run, its JSON wrapped
-icb_run() {
-    name=$1 expect=$2 spec=$3 proto=$4; shift 4
-    kind=${spec%%:*}; kind=${kind%%\?*}
-    if ! has_link "$kind"; then
-        say "{\"name\":\"$name\",\"expect\":\"$expect\",\"result\":{\"skipped\":\"this icbench has no $kind link or no --protocol\"}}"
-        return
-    fi
-    out=$(timeout 180 /icb/icbench run -L "$spec" --protocol "$proto" -p pingpong \
-          --no-floor --json --db /tmp/icb.db --cpus 0,1 "$@" 2>/tmp/err)
-    rc=$?
-    [ -n "$out" ] || out=null
-    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 /tmp/err | tr '\n"\\' '   ')\",\"result\":$(echo "$out" | tr -d '\n')}"
-}
 SPECS="rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024 rpmsg:RAW tty:/dev/ttyRPMSG0 netlink-bridge"
 for proto in icb raw dimtass; do
     for p in proto_raw proto_tty proto_nl; do echo $proto > $P/$p; done
@@ -117,8 +83,8 @@ done
 # faults seen by icbench: a corrupting remote fails cells with a reason
 echo icb > $P/proto_nl; echo icb > $P/proto_tty
 echo 3 > $P/corrupt_every
-icb_run "icbench-fault/corrupt/netlink-bridge" icbench-fails netlink-bridge icb -s 64 --timeout 2s
-icb_run "icbench-fault/corrupt/tty" icbench-fails tty:/dev/ttyRPMSG0 icb -s 64 --timeout 2s
+icb_run "icbench-fault/corrupt/netlink-bridge" "icbench-fails:CRC mismatch" netlink-bridge icb -s 64 --timeout 2s
+icb_run "icbench-fault/corrupt/tty" "icbench-fails:CRC mismatch" tty:/dev/ttyRPMSG0 icb -s 64 --timeout 2s
 echo 0 > $P/corrupt_every
 for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 
@@ -150,7 +116,7 @@ check "fault/crash/rpmsg" lost 60 vmcheck dev "$RAW" 2 64
 # icbench must fail these cells with a reason, not hang: the rpmsg links
 # watch the remoteproc state (`crashed`); the others time out
 icb_run "icbench-fault/crash/rpmsg" "icbench-fails:crashed" "rpmsg:$RAW" raw -s 64 --timeout 2s
-icb_run "icbench-fault/crash/netlink-bridge" icbench-fails netlink-bridge raw -s 64 --timeout 2s
+icb_run "icbench-fault/crash/netlink-bridge" "icbench-fails:timeout" netlink-bridge raw -s 64 --timeout 2s
 echo recover > "$RP/recovery"
 wait_state running "fault/crash/recovered-state"
 RAW=$(i=0; while [ $i -lt 50 ]; do vmcheck find rpmsg-raw 1024 && break; sleep 0.1; i=$((i+1)); done)
@@ -183,6 +149,31 @@ wait_node /dev/ttyRPMSG0; sleep 0.5
 check "vring16/tty/raw/4096" clean 60 vmcheck tty /dev/ttyRPMSG0 20 4096
 check "vring16/netlink-bridge/raw/16000-chunked" clean 60 vmcheck nl 20 16000
 check "vring16/netlink-bridge/raw/496-3clients" clean 60 vmcheck nl 50 496 3
+# Reference 000 could not send "more than 5-6KB per run" over ttyRPMSG
+# (512-byte blocks, dimtass format) and guessed at a ring overflow. With
+# ST's 16 buffers the TX ring (8 KiB) does fill, and rpmsg_tty has no flow
+# control: a write finding it full fails with ENOMEM (rpmsg_trysend), and
+# a client that does not retry loses that block and waits for ever for
+# its count. icbench retries each refused message and counts it (tx_busy):
+# 000's own matrix past 8 KiB is measured, every byte checked.
+echo dimtass > $P/proto_tty
+icb_run "vring16/icbench/tty/dimtass-bulk" icbench tty:/dev/ttyRPMSG0 dimtass \
+    -p bulk -s 512 --blocks 1,16,32,64 --timeout 5s --cell-time 100ms
+echo raw > $P/proto_tty
+icb_run "vring16/icbench/tty/raw" icbench tty:/dev/ttyRPMSG0 raw \
+    -s 4K,16K,64K --timeout 5s --cell-time 100ms
+# A slow remote (200 µs a message) keeps the ring full: writes are refused
+# (tx_busy > 0), retried, and every echo still arrives whole.
+echo 200 > $P/delay_us
+icb_run "vring16/icbench/tty/raw-slow" icbench-busy tty:/dev/ttyRPMSG0 raw \
+    -s 16K --timeout 5s --cell-time 100ms
+echo 0 > $P/delay_us
+# A remote that stops consuming: the ring stays full, and icbench fails
+# the cell within --timeout with the reason (no hang, no silent loss).
+echo 1 > $P/stall
+icb_run "vring16/icbench/tty/stalled" "icbench-fails:timeout" tty:/dev/ttyRPMSG0 raw \
+    -s 16K --timeout 2s --cell-time 100ms
+echo 0 > $P/stall
 rmmod virtual_rproc && rmmod icb_nl_bridge
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
