@@ -461,7 +461,8 @@ const CHANNELS_NOTE: &str = "channels: N links with their own peers, started tog
      rate is over ONE common window (total = Σ bytes ÷ window, never a sum of per-channel rates)";
 
 fn bulk_table(rows: &[BulkRow]) -> Table {
-    let mut t = table(&[
+    let busy = any_busy(rows.iter().map(|r| r.tx_busy));
+    let header = vec![
         "link",
         "block × blocks",
         "transfer",
@@ -471,7 +472,8 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
         "max time",
         "transfers/s",
         "payload B/s",
-    ]);
+    ];
+    let mut t = table(&with_busy(header, busy));
     for r in rows {
         let mut line = vec![
             link_name(&r.link, &r.protocol),
@@ -479,14 +481,19 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
             format::bytes(r.total_bytes),
         ];
         match &r.transfer_ns {
-            Some(s) if r.status == "ok" => line.extend([
-                s.summary.count.to_string(),
-                format::ns(s.summary.p50),
-                format::ns(s.summary.p99),
-                format::ns(s.summary.max),
-                format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
-                format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
-            ]),
+            Some(s) if r.status == "ok" => {
+                line.extend([
+                    s.summary.count.to_string(),
+                    format::ns(s.summary.p50),
+                    format::ns(s.summary.p99),
+                    format::ns(s.summary.max),
+                    format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
+                    format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
+                ]);
+                if busy {
+                    line.push(r.tx_busy.unwrap_or(0).to_string());
+                }
+            }
             _ => line.push(not_measured(r.status, &r.reason, r.max_bytes)),
         }
         t.add_row(line);
@@ -1031,6 +1038,47 @@ mod tests {
         assert!(busy.contains(TX_BUSY), "{busy}");
         assert!(
             busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("17")),
+            "{busy}"
+        );
+    }
+
+    #[test]
+    fn a_bulk_transfer_shows_the_writes_refused_on_a_full_ring() {
+        let mut h = icbench_model::LatencyHistogram::new();
+        h.record_n(5_000_000, 20);
+        let data = icbench_model::CellData {
+            messages: 20,
+            bytes: 20 * 8192,
+            elapsed_ns: 100_000_000,
+            warmup_messages: 0,
+            latency: Some(h),
+            raw_ns: None,
+            window: None,
+            counters: Default::default(),
+            channels: None,
+            per_channel: Vec::new(),
+            adaptive: None,
+        };
+        let bulk = |busy: u64| BulkRow {
+            link: "tty:/dev/ttyRPMSG0".into(),
+            protocol: Some("dimtass".into()),
+            block_bytes: 512,
+            blocks: 16,
+            total_bytes: 8192,
+            status: "ok",
+            reason: None,
+            max_bytes: None,
+            transfer_ns: crate::stats::CellStats::of(&data),
+            transfers_per_s: Some(10.0),
+            bytes_per_s: Some(81920.0),
+            tx_busy: Some(busy),
+        };
+        let quiet = bulk_table(&[bulk(0)]).to_string();
+        assert!(!quiet.contains(TX_BUSY), "{quiet}");
+        let busy = bulk_table(&[bulk(0), bulk(23)]).to_string();
+        assert!(busy.contains(TX_BUSY), "{busy}");
+        assert!(
+            busy.lines().any(|l| l.trim_end().trim_end_matches('│').trim_end().ends_with("23")),
             "{busy}"
         );
     }

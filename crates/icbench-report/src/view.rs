@@ -247,6 +247,9 @@ pub struct BulkRow {
     pub transfers_per_s: Option<f64>,
     /// Payload bytes per second, host → peer, over the measured window.
     pub bytes_per_s: Option<f64>,
+    /// Writes the link refused for want of a buffer and retried (a full
+    /// rpmsg TX ring: what stopped reference 000 past 5-6 KB).
+    pub tx_busy: Option<u64>,
 }
 
 /// One of the performance targets, measured against the same run's floor.
@@ -479,11 +482,13 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         transfer_ns: None,
         transfers_per_s: None,
         bytes_per_s: None,
+        tx_busy: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.transfer_ns = CellStats::of(d);
         row.transfers_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
+        row.tx_busy = Some(d.counters.tx_busy);
     }
     row
 }
