@@ -43,7 +43,8 @@
 #define VRPROC_ADDR_TTY		0x401u	/* "rpmsg-tty": rpmsg_tty */
 #define VRPROC_ADDR_NL		0x402u	/* "icbench-netlink": netlink_bridge */
 #define VRPROC_NCHAN		3
-#define VRPROC_NSESS		16	/* (channel, Linux address) pairs served */
+#define VRPROC_NSESS		40	/* (channel, Linux address) pairs served: reference
+				 * 003's 32 channels, the tty and the bridge */
 
 /* Mirror of virtio_rpmsg_bus.c's private struct rpmsg_hdr (little endian:
  * the rproc virtio device offers no VIRTIO_F_VERSION_1, and x86 is LE). */
