@@ -75,7 +75,14 @@ pub fn parse_amount(s: &str, max: u64) -> Result<u64, String> {
     }
 }
 
-/// Parses a duration: `5s`, `100ms`, `250us`, `1.5s`.
+/// The longest duration any option or plan takes: a week. Far past any
+/// cell, timeout or budget, and short enough that no deadline computed from
+/// it (`Instant + d`, `d × 2`) can overflow — past `u64::MAX` seconds
+/// `Duration::from_secs_f64` panicked (issue #22).
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// Parses a duration: `5s`, `100ms`, `250us`, `1.5s`, from above zero to
+/// [`MAX_DURATION`].
 pub fn duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
@@ -90,7 +97,10 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
         "h" => v * 3600.0,
         _ => return Err(format!("'{s}' has an unknown unit: use h, min, s, ms or us")),
     };
-    if !(secs > 0.0 && secs.is_finite()) {
+    if !(secs <= MAX_DURATION.as_secs_f64()) {
+        return Err(format!("duration '{s}' is longer than the longest allowed, 7 days"));
+    }
+    if !(secs > 0.0) {
         return Err(format!("duration '{s}' must be above zero"));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
@@ -133,5 +143,21 @@ mod tests {
         assert_eq!(duration("1.5s").unwrap().as_millis(), 1500);
         assert!(duration("0s").is_err());
         assert!(duration("fast").is_err());
+        assert_eq!(duration("168h"), Ok(MAX_DURATION));
+        let inf = format!("1{}s", "0".repeat(400));
+        for huge in ["99999999999999999999h", "18446744073709551615s", &inf, "169h"] {
+            assert!(duration(huge).unwrap_err().contains("longest allowed"), "{huge}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, a duration is refused with a message or lies
+        /// in (0, MAX_DURATION]; never a panic.
+        #[test]
+        fn any_text_is_a_bounded_duration_or_an_error(s in "\\PC{0,24}|[0-9.]{1,30}(h|min|s|ms|us)?") {
+            if let Ok(d) = duration(&s) {
+                proptest::prop_assert!(d > std::time::Duration::ZERO && d <= MAX_DURATION);
+            }
+        }
     }
 }
