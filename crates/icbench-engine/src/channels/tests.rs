@@ -2,7 +2,10 @@
 //! and cells measured with peer threads (transfer, raw samples, adaptive
 //! phases).
 
+use super::loops::chunk_of;
+use super::meter::{Meter, StopRule};
 use super::*;
+use crate::clock::now_ns;
 use std::sync::atomic::AtomicBool;
 
 fn chan(channel: u32, bytes: u64, start_offset_ns: u64, active_ns: u64) -> ChannelData {
