@@ -1,8 +1,11 @@
 //! One channel's loops: probe and warm-up alone, the gate, then chunks of
 //! messages until the stop rule holds, each message counted by its
-//! completion time ([`Meter`]). The loop bodies are the single-link ones
-//! (`pattern.rs`: `Echoer`, `Streamer`): every echo is verified byte for
-//! byte, and nothing allocates, formats or logs inside a chunk.
+//! completion time ([`Meter`]). On the link runs icbench's own peer's loop
+//! (`pattern.rs`: `Echoer`, `Streamer`) or the icb protocol's
+//! (`remote::icb`: `Echoes`, `Sink`), the bodies single-link cells run:
+//! every echo is verified byte for byte (icb stream: every frame's CRC by
+//! the peer, every ACK's byte count), and nothing allocates, formats or
+//! logs inside a chunk.
 
 use std::sync::atomic::AtomicU64;
 
@@ -14,19 +17,138 @@ use super::meter::{Meter, StopRule};
 use super::{CHUNK_NS, Ctx, Measured, RAW_RESERVE_MAX, nanos};
 use crate::CellSpec;
 use crate::pattern::{Budget, CellError, Echoer, Sizing, Streamer};
+use crate::remote::{self, icb, icb::Icb};
 
-/// Probe, warm-up, the gate, then the measured chunks. `Ok(None)`: the
-/// gate or another channel said quit.
+/// Round trips on a channel's link.
+enum Trips<'a> {
+    /// icbench's own peer: `Echo{size, count}` per chunk, then the echoes.
+    Own(Echoer),
+    /// An icb responder: one ECHO per message (fragmented above a frame).
+    Icb(icb::Echoes<'a>),
+}
+
+impl Trips<'_> {
+    /// The probe, warm-up and count a single-link cell of the kind uses.
+    fn sizing(&self) -> Sizing {
+        match self {
+            Trips::Own(_) => Sizing::ONE_AT_A_TIME,
+            Trips::Icb(_) => remote::SAMPLED,
+        }
+    }
+
+    /// `count` round trips, each verified; `each(t0, t1)` gets the clock
+    /// reads before the send and after the reply.
+    #[inline]
+    fn phase(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+        each: &mut impl FnMut(u64, u64),
+    ) -> Result<(), CellError> {
+        match self {
+            Trips::Own(e) => e.phase(link, count, progress, each),
+            Trips::Icb(e) => {
+                for _ in 0..count {
+                    let (t0, t1) = e.one(link, progress)?;
+                    each(t0, t1);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A phase whose round trips are only summed (probe, warm-up), ns.
+    fn timed(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+    ) -> Result<u64, CellError> {
+        let mut sum = 0u64;
+        self.phase(link, count, progress, &mut |t0, t1| sum += t1.saturating_sub(t0))?;
+        Ok(sum)
+    }
+}
+
+/// A stream with credits on a channel's link.
+enum Flow<'a> {
+    /// icbench's own peer: `Sink`, a credit every `window / 2` messages.
+    Own(Streamer),
+    /// An icb responder: DATA within its credits, an ACK ending each chunk.
+    Icb(icb::Sink<'a>),
+}
+
+impl Flow<'_> {
+    fn sizing(&self) -> Sizing {
+        match self {
+            Flow::Own(s) => Sizing::stream(s.window()),
+            Flow::Icb(_) => icb::SINK_SIZING,
+        }
+    }
+
+    /// Messages in flight at most.
+    fn window(&self) -> u32 {
+        match self {
+            Flow::Own(s) => s.window(),
+            Flow::Icb(s) => s.window(),
+        }
+    }
+
+    /// `count` messages; `each(acked, t)` as acknowledgements arrive: the
+    /// messages of this phase acknowledged so far, and when. Returns the
+    /// clock reads before the first send and at the last acknowledgement.
+    #[inline]
+    fn phase(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+        each: &mut impl FnMut(u64, u64),
+    ) -> Result<(u64, u64), CellError> {
+        match self {
+            Flow::Own(s) => s.phase(link, count, progress, &mut |a, t| each(u64::from(a), t)),
+            Flow::Icb(s) => s.phase(link, count, progress, each),
+        }
+    }
+
+    /// A phase timed as a whole, ns.
+    fn timed(
+        &mut self,
+        link: &mut dyn Link,
+        count: u32,
+        progress: &AtomicU64,
+    ) -> Result<u64, CellError> {
+        let (t0, t1) = self.phase(link, count, progress, &mut |_, _| {})?;
+        Ok(t1.saturating_sub(t0))
+    }
+}
+
+/// Probe, warm-up, the gate, then the measured chunks, with icbench's own
+/// peer or (`icb`: the session's handshaken conversation) an icb
+/// responder. `Ok(None)`: the gate or another channel said quit.
 pub(super) fn drive(
     ctx: &Ctx<'_>,
     i: u32,
     link: &mut dyn Link,
+    icb: Option<&mut Icb>,
     progress: &AtomicU64,
 ) -> Result<Option<Measured>, CellError> {
-    match ctx.cell.pattern {
-        Pattern::PingPong => pingpong(ctx, i, link, progress),
-        Pattern::Stream => stream(ctx, i, link, progress),
-        p => Err(CellError::Unsupported(format!("pattern {p} does not run on channels"))),
+    let size = ctx.cell.size_bytes as usize;
+    match (ctx.cell.pattern, icb) {
+        (Pattern::PingPong, None) => {
+            let echo = Echoer::new(link, size);
+            pingpong(ctx, i, link, Trips::Own(echo), progress)
+        }
+        (Pattern::PingPong, Some(icb)) => {
+            pingpong(ctx, i, link, Trips::Icb(icb.echoes(size)?), progress)
+        }
+        (Pattern::Stream, None) => {
+            let st = Streamer::new(size, ctx.cfg.budget.window);
+            stream(ctx, i, link, Flow::Own(st), progress)
+        }
+        (Pattern::Stream, Some(icb)) => stream(ctx, i, link, Flow::Icb(icb.sink(size)?), progress),
+        (p, _) => Err(CellError::Unsupported(format!("pattern {p} does not run on channels"))),
     }
 }
 
@@ -57,12 +179,12 @@ fn pingpong(
     ctx: &Ctx<'_>,
     i: u32,
     link: &mut dyn Link,
+    mut trips: Trips<'_>,
     progress: &AtomicU64,
 ) -> Result<Option<Measured>, CellError> {
     let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
-    let size = cell.size_bytes as usize;
-    let mut echo = Echoer::new(link, size);
-    let per = Sizing::ONE_AT_A_TIME.run(budget, |n| echo.timed(link, n, progress))?.per_msg_ns;
+    let size = cell.size_bytes;
+    let per = trips.sizing().run(budget, |n| trips.timed(link, n, progress))?.per_msg_ns;
     let chunk = chunk_of(per, 1);
     let mut raw = budget.raw.then(Vec::new);
     let mut kept: Option<ChannelData> = None;
@@ -75,15 +197,14 @@ fn pingpong(
             Entry::Done => break,
             Entry::Quit => return Ok(None),
         };
-        let mut m =
-            Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+        let mut m = Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size);
         let mut hist = LatencyHistogram::new();
         while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
             if let Some(raw) = &mut raw {
                 raw.reserve(n as usize);
             }
             let end = m.end;
-            echo.phase(link, n, progress, &mut |a, b| {
+            trips.phase(link, n, progress, &mut |a, b| {
                 m.first_send(a);
                 if b <= end {
                     let rtt = b.saturating_sub(a);
@@ -109,7 +230,12 @@ fn pingpong(
             Some(acc) => add_phase(acc, data),
         });
     }
-    Ok(kept.map(|data| Measured { data, counters: LinkCounters::default(), raw_ns: raw }))
+    Ok(kept.map(|data| Measured {
+        data,
+        counters: LinkCounters::default(),
+        raw_ns: raw,
+        window: None,
+    }))
 }
 
 /// Stream on one channel: probe and warm-up, then one measured phase, each
@@ -118,22 +244,21 @@ fn stream(
     ctx: &Ctx<'_>,
     i: u32,
     link: &mut dyn Link,
+    mut flow: Flow<'_>,
     progress: &AtomicU64,
 ) -> Result<Option<Measured>, CellError> {
     let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
-    let size = cell.size_bytes as usize;
-    let mut st = Streamer::new(size, budget.window);
-    let w = st.window();
-    let per = Sizing::stream(w).run(budget, |n| st.timed(link, n, progress))?.per_msg_ns;
+    let size = cell.size_bytes;
+    let w = flow.window();
+    let per = flow.sizing().run(budget, |n| flow.timed(link, n, progress))?.per_msg_ns;
     let chunk = chunk_of(per, w * 8);
     let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
-    let mut m =
-        Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
+    let mut m = Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size);
     while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
         let (end, base) = (m.end, m.base);
-        let (first, _) = st.phase(link, n, progress, &mut |acked, t| {
+        let (first, _) = flow.phase(link, n, progress, &mut |acked, t| {
             if t <= end {
-                m.count_to(base + u64::from(acked), t);
+                m.count_to(base + acked, t);
             }
         })?;
         m.first_send(first);
@@ -143,6 +268,7 @@ fn stream(
         data,
         counters: LinkCounters::default(),
         raw_ns: None,
+        window: Some(w),
     }))
 }
 

@@ -14,13 +14,15 @@
 //! window, so a channel that starts late carries less and cannot inflate the
 //! total.
 //!
-//! The peers are count-based (`ctrl::Op::Echo`, `Op::Sink`), so the
-//! measured phase runs as chunks of about [`CHUNK_NS`] of messages each
-//! (sized from the probe) until the stop rule holds (`loops.rs`); each
-//! message (ping-pong) or credit (stream) is counted with its own completion
-//! time (`meter.rs`). The loop bodies are `pattern.rs`'s, shared with
-//! single-link cells: every echo is verified byte for byte, nothing
-//! allocates or formats inside.
+//! The peer is icbench's own or, with the icb protocol, a responder per
+//! channel (a `--peer-cmd` program, an rpmsg-ctrl endpoint's firmware),
+//! handshaken in `Session::open`. Own peers are count-based
+//! (`ctrl::Op::Echo`, `Op::Sink`), so the measured phase runs as chunks of
+//! about [`CHUNK_NS`] of messages each (sized from the probe) until the stop
+//! rule holds (`loops.rs`); each message (ping-pong) or credit (stream) is
+//! counted with its own completion time (`meter.rs`). The loop bodies are
+//! the single-link ones (`pattern.rs`, `remote/icb.rs`): every echo is
+//! verified byte for byte, nothing allocates or formats inside.
 //!
 //! Ping-pong cells honour the run's `--raw` and `--ci` as single links do.
 //! `--raw`: every counted round trip is kept, each channel's in order, and
@@ -57,7 +59,7 @@ use icbench_model::{
 use crate::pattern::median_ci_rel;
 use crate::session::Session;
 use crate::watchdog::Watchdog;
-use crate::{CellSpec, EngineConfig, Fault};
+use crate::{CellSpec, EngineConfig, Fault, Protocol};
 use gate::Gate;
 
 /// About this much of messages per chunk of the measured phase: short
@@ -106,6 +108,8 @@ struct Measured {
     counters: LinkCounters,
     /// Every counted round trip in order (ping-pong with `--raw`), ns.
     raw_ns: Option<Vec<u64>>,
+    /// Stream: messages in flight at most (the icb peer's credit).
+    window: Option<u32>,
 }
 
 /// Measures a cell on `cell.channels` links at once. `None` when
@@ -118,13 +122,22 @@ pub(crate) fn measure(
     fault: Option<Fault>,
 ) -> Option<CellOutcome> {
     let n = cell.channels.max(1);
-    if !matches!((cfg.protocol, cell.pattern), (None, Pattern::PingPong | Pattern::Stream)) {
+    if !matches!(
+        (cfg.protocol, cell.pattern),
+        (None | Some(Protocol::Icb), Pattern::PingPong | Pattern::Stream)
+    ) {
+        let with = cfg.protocol.map_or("icbench's own peer".into(), |p| format!("protocol {p}"));
         return Some(CellOutcome::Failed {
             reason: format!(
-                "{n} channels: only pingpong and stream with icbench's own peer run on several \
-                 channels, not {} with this protocol",
+                "{n} channels: pingpong and stream run on several channels, with icbench's own \
+                 peer or protocol icb; not {} with {with}",
                 cell.pattern
             ),
+        });
+    }
+    if let Some(why) = spec.single_instance().filter(|_| n > 1) {
+        return Some(CellOutcome::Failed {
+            reason: format!("{n} channels: each needs its own instance of {spec}, but {why}"),
         });
     }
     if cell.pattern == Pattern::Stream && cell.direction == Some(Direction::P2H) {
@@ -245,10 +258,12 @@ fn conclude(
     let mut chans = Vec::with_capacity(results.len());
     let mut counters = LinkCounters::default();
     let mut raw: Option<Vec<u64>> = None;
+    let mut window = None;
     for r in results {
         match r {
             Ok(m) => {
                 counters.tx_busy += m.counters.tx_busy;
+                window = window.or(m.window);
                 // In channel order: channel 0's samples first.
                 match (&mut raw, m.raw_ns) {
                     (Some(all), Some(r)) => all.extend(r),
@@ -279,7 +294,6 @@ fn conclude(
             ),
         });
     }
-    let window = (cell.pattern == Pattern::Stream).then_some(cfg.budget.window.max(2));
     let mut d = aggregate(window_ns, window, counters, chans);
     d.raw_ns = raw;
     d.adaptive = adaptive;
@@ -346,7 +360,7 @@ fn channel(ctx: &Ctx<'_>, i: u32) -> Result<Measured, Stop> {
     }
     let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
     let before = s.host.counters();
-    let result = loops::drive(ctx, i, s.host.as_mut(), wd.progress());
+    let result = loops::drive(ctx, i, s.host.as_mut(), s.icb.as_mut(), wd.progress());
     let fired = wd.finish();
     match result {
         Ok(Some(mut m)) => {

@@ -21,10 +21,10 @@
 //! - **Bulk** is `DATA × blocks` with `ACK_REQ` on the last frame; a sample
 //!   ends at the `ACK`.
 //!
-//! Ping-pong and stream run through `Echoes` and `Sink` (`patterns.rs`),
-//! one message's echo and one acknowledged run of DATA, each reporting its
-//! clock reads (a stream also as its credit comes back), so that other
-//! loops than the single-link cell's can count them.
+//! Ping-pong and stream run through [`Echoes`] and [`Sink`] (`patterns.rs`),
+//! which a single-link cell and each channel of a multi-channel cell
+//! (`channels/`) share; a channel counts a stream's messages as their
+//! credit comes back.
 //!
 //! After the handshake, anything unexpected fails the cell and names it:
 //! garbage, a bad frame (CRC, header), an `ERROR` from the peer, an echo of
@@ -45,6 +45,8 @@ use icbench_proto::{
 use crate::clock::now_ns;
 use crate::pattern::CellError;
 use crate::payload::first_difference;
+
+pub(crate) use patterns::{Echoes, SINK_SIZING, Sink};
 
 /// The largest frame the host accepts and sends (a 65535-byte body).
 pub(crate) const HOST_MAX_FRAME: usize = MAX_BODY + OVERHEAD;
