@@ -298,6 +298,23 @@ impl LinkSpec {
                 || self.kind == "netlink-bridge")
     }
 
+    /// Why several instances of this link cannot be open at once, each
+    /// with a peer of its own (channels): every open of a device path
+    /// (`tty:`, `serial:`, `rpmsg:`, `netlink-bridge`) reaches the same
+    /// device and peer, and an `rpmsg-ctrl:` endpoint with a fixed `src=`
+    /// is one address. `None`: each open is a new instance (a local or
+    /// emulated link's new pair, an `rpmsg-ctrl:` endpoint with `src=any`).
+    pub fn single_instance(&self) -> Option<String> {
+        if !self.is_remote() {
+            return None;
+        }
+        if self.kind != "rpmsg-ctrl" {
+            return Some("every open reaches the same device and its one peer".into());
+        }
+        let src = self.param("src").filter(|&v| parse_addr(v).is_some_and(|a| a != u32::MAX))?;
+        Some(format!("src={src} is one local address, so one endpoint; leave src out (any)"))
+    }
+
     /// The device a remote link opens, when it is not there: one line
     /// naming it and where to look, for the run to refuse before measuring
     /// nothing but failed cells. `None` for links without a device path
@@ -391,6 +408,25 @@ mod tests {
         assert_eq!((s.path.as_deref(), s.param("baud")), (Some("/dev/ttyUSB0"), Some("115200")));
         assert_eq!(s.to_string(), "serial:/dev/ttyUSB0?baud=115200");
         assert_eq!(LinkSpec::parse("tty:/dev/pts/3").unwrap().to_string(), "tty:/dev/pts/3");
+    }
+
+    #[test]
+    fn only_links_with_a_new_instance_per_open_run_several_at_once() {
+        let one = |s: &str| LinkSpec::parse(s).unwrap().single_instance();
+        for s in ["pty", "unix", "rpmsg?emulate=seqpacket", "rpmsg-ctrl:/dev/c?dst=30&src=any"] {
+            assert_eq!(one(s), None, "{s}");
+        }
+        for s in ["tty:/dev/ttyRPMSG0", "serial:/dev/ttyUSB0", "rpmsg:/dev/rpmsg0"] {
+            assert_eq!(
+                one(s).as_deref(),
+                Some("every open reaches the same device and its one peer"),
+                "{s}"
+            );
+        }
+        assert_eq!(
+            one("rpmsg-ctrl:/dev/c?dst=30&src=0x400").as_deref(),
+            Some("src=0x400 is one local address, so one endpoint; leave src out (any)")
+        );
     }
 
     #[test]

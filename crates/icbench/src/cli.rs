@@ -429,7 +429,8 @@ pub struct RunArgs {
     /// Channels: N independent links (1-32), each with its own peer,
     /// started together and measured over one common window; the total is
     /// Σ bytes / that window, with per-channel rates and Jain's fairness
-    /// index. Local links with icbench's own peer, pingpong and stream.
+    /// index. Pingpong and stream, with icbench's own peer or --protocol icb
+    /// (a peer per channel: --peer-cmd, or an rpmsg-ctrl endpoint each).
     #[arg(long, short = 'P', default_value_t = 1, value_name = "N")]
     pub channels: u32,
 

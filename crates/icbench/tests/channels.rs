@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{icbench, run_json, runs_here};
+use common::{icb_peer, icbench, run_json, runs_here};
 
 use std::path::PathBuf;
 
@@ -167,8 +167,25 @@ fn bad_channel_counts_and_combinations_are_one_line_exit_2() {
         (vec!["-P", "0"], "--channels 0: give 1 to 32 channels"),
         (vec!["--channels", "33"], "--channels 33: give 1 to 32 channels"),
         (
-            vec!["-P", "2", "-L", "pty", "--protocol", "icb", "--peer-cmd", "icb-peer"],
-            "--channels 2: several channels run only with icbench's own peer, not with --protocol icb",
+            vec!["-P", "2", "-L", "pty", "--protocol", "raw", "--peer-cmd", "icb-peer"],
+            "--channels 2: several channels run with icbench's own peer or --protocol icb, not \
+             with --protocol raw",
+        ),
+        (
+            vec!["-P", "3", "-L", "pty", "--protocol", "dimtass", "--peer-cmd", "icb-peer"],
+            "--channels 3: several channels run with icbench's own peer or --protocol icb, not \
+             with --protocol dimtass",
+        ),
+        (
+            vec!["-P", "2", "-L", "tty:/dev/null", "--protocol", "icb"],
+            "--channels 2 with --link tty:/dev/null: each channel needs its own instance of the \
+             link, but every open reaches the same device and its one peer",
+        ),
+        (
+            vec!["-P", "2", "-L", "rpmsg-ctrl:/dev/null?dst=30&src=1024", "--protocol", "icb"],
+            "--channels 2 with --link rpmsg-ctrl:/dev/null?dst=30&src=1024: each channel needs \
+             its own instance of the link, but src=1024 is one local address, so one endpoint; \
+             leave src out (any)",
         ),
     ] {
         let out =
@@ -245,4 +262,131 @@ fn ci_with_a_plans_transfer_cells_is_one_line_exit_2() {
     assert!(err.starts_with("icbench: error: --ci with --plan "), "{err}");
     assert!(err.contains("transfer = 6400 B") && err.contains("drop --ci"), "{err}");
     assert!(!path.exists(), "nothing was stored");
+}
+
+/// `-P 4 --protocol icb`: four ptys, each with its own icb-peer (the C
+/// responder), handshaken one by one, then measured over one common
+/// window like local channels.
+#[test]
+fn icb_channels_over_ptys_report_a_total_over_one_common_window() {
+    let Some(peer) = icb_peer() else { return };
+    let (_dir, path) = db();
+    let cmd = format!("{peer} --path {{path}}");
+    let v = run_json(
+        &path,
+        &[
+            "-L",
+            "pty",
+            "--protocol",
+            "icb",
+            "--peer-cmd",
+            &cmd,
+            "-p",
+            "pingpong",
+            "-p",
+            "stream",
+            "-s",
+            "64",
+            "-P",
+            "4",
+            "--cell-time",
+            "50ms",
+        ],
+    );
+    let pp = &v["pingpong"][0];
+    assert_eq!(pp["protocol"], "icb", "{pp}");
+    for c in check_window(pp, 4) {
+        assert!(f(&c["rtt_p50_ns"]) > 0.0 && f(&c["rtt_p99_ns"]) >= f(&c["rtt_p50_ns"]), "{c}");
+    }
+    let st = &v["stream"][0];
+    check_window(st, 4);
+    // icb-peer grants 4 credits (--rx-slots' default): the stream's window.
+    assert_eq!(st["window"], 4, "{st}");
+}
+
+/// A fault in one channel's icb-peer fails the cell naming that channel
+/// (the last: the fault goes to channel N-1); the next cell gets fresh
+/// ptys and peers and is measured.
+#[test]
+fn a_faulty_icb_peer_fails_the_cell_by_its_channel() {
+    let Some(peer) = icb_peer() else { return };
+    let cmd = format!("{peer} --path {{path}}");
+    for (pattern, fault, want) in [
+        ("pingpong", "crc-after=30", "channel 3 of 4: bad frame from the peer: CRC mismatch"),
+        ("stream", "hang-after=20", "channel 3 of 4: timeout: nothing from the peer for 1 s"),
+    ] {
+        let (_dir, path) = db();
+        let v = run_json(
+            &path,
+            &[
+                "-L",
+                "pty",
+                "--protocol",
+                "icb",
+                "--peer-cmd",
+                &cmd,
+                "-p",
+                pattern,
+                "-s",
+                "64,128",
+                "-P",
+                "4",
+                "--cell-time",
+                "50ms",
+                "--timeout",
+                "1s",
+                "--peer-fault",
+                fault,
+            ],
+        );
+        let r = v[pattern].as_array().unwrap();
+        assert_eq!(r[0]["status"], "failed", "{pattern}: {r:?}");
+        let reason = r[0]["reason"].as_str().unwrap();
+        assert!(reason.starts_with(want), "{pattern}: {reason}");
+        check_window(&r[1], 4);
+    }
+}
+
+/// 003's 32 channels over rpmsg-ctrl, on the stand-in: 32 endpoints made at
+/// once on one control device (all with the same name and dst), each with
+/// an icb-peer on its seqpacket end, 496-byte frames (a 1000-byte message
+/// is three fragments), ping-pong and stream; every endpoint is destroyed
+/// after its cell.
+#[test]
+fn thirty_two_icb_channels_over_rpmsg_ctrl_endpoints() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (sys, dev) = (dir.path().join("sys"), dir.path().join("dev"));
+    std::fs::create_dir_all(sys.join("class/rpmsg")).unwrap();
+    std::fs::create_dir_all(&dev).unwrap();
+    std::fs::write(dev.join("rpmsg_ctrl0"), "").unwrap();
+    let spec = format!(
+        "rpmsg-ctrl:{}?name=rpmsg-raw&dst=30&emulate=seqpacket",
+        dev.join("rpmsg_ctrl0").display()
+    );
+    let cmd = format!("{peer} --stdio");
+    let out = icbench()
+        .arg("--sysfs-root")
+        .arg(&sys)
+        .arg("--dev-root")
+        .arg(&dev)
+        .args(["run", "--json", "--no-floor", "--db"])
+        .arg(dir.path().join("r.db"))
+        .args(["-L", &spec, "--protocol", "icb", "--peer-cmd", &cmd])
+        .args(["-p", "pingpong", "-p", "stream"])
+        .args(["-s", "64,1000", "-P", "32", "--cell-time", "100ms"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for p in ["pingpong", "stream"] {
+        let rows = v[p].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{p}");
+        for row in rows {
+            check_window(row, 32);
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(sys.join("class/rpmsg")).unwrap().collect();
+    assert!(left.is_empty(), "endpoints left behind: {left:?}");
 }

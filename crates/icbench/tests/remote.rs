@@ -7,44 +7,12 @@
 
 mod common;
 
-use common::{icbench, rows};
+use common::{icb_peer, icbench, rows};
 
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command as StdCommand, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Builds icb-peer once per test binary; `None` (with a printed reason) when
-/// there is no C toolchain, or when ptys do not work here (qemu-user has no
-/// TCGETS2): every test that talks to icb-peer does so over a pty or a tty.
-fn icb_peer() -> Option<&'static str> {
-    static PEER: OnceLock<Option<String>> = OnceLock::new();
-    PEER.get_or_init(|| {
-        if let Some(why) = icbench_link::probe::unsupported("pty") {
-            // Past the test harness's capture, as the other suites do.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIP remote tests with icb-peer: {why}");
-            return None;
-        }
-        let fw = root().join("firmware");
-        match StdCommand::new("make").arg("-C").arg(&fw).arg("-s").arg("build/icb-peer").status() {
-            Ok(s) if s.success() => {
-                Some(fw.join("build/icb-peer").canonicalize().unwrap().display().to_string())
-            }
-            other => {
-                eprintln!("SKIP: cannot build firmware/build/icb-peer (make: {other:?})");
-                None
-            }
-        }
-    })
-    .as_deref()
-}
 
 fn run_json(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();

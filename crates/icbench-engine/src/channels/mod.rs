@@ -14,11 +14,14 @@
 //! window, so a channel that starts late carries less and cannot inflate the
 //! total.
 //!
-//! The peers are count-based (`ctrl::Op::Echo`, `Op::Sink`), so the
-//! measured phase runs as chunks of about [`CHUNK_NS`] of messages each
-//! (sized from the probe) until the stop rule holds; each message (ping-pong)
-//! or credit (stream) is counted with its own completion time. The loop
-//! bodies are `pattern.rs`'s, shared with single-link cells: every echo is
+//! The peer is icbench's own or, with the icb protocol, a responder per
+//! channel (a `--peer-cmd` program, an rpmsg-ctrl endpoint's firmware),
+//! handshaken in `Session::open`. Own peers are count-based
+//! (`ctrl::Op::Echo`, `Op::Sink`), so the measured phase runs as chunks of
+//! about [`CHUNK_NS`] of messages each (sized from the probe) until the stop
+//! rule holds (`loops.rs`); each message (ping-pong) or credit (stream) is
+//! counted with its own completion time (`meter.rs`). The loop bodies are
+//! the single-link ones (`pattern.rs`, `remote/icb.rs`): every echo is
 //! verified byte for byte, nothing allocates or formats inside.
 //!
 //! Ping-pong cells honour the run's `--raw` and `--ci` as single links do.
@@ -40,23 +43,24 @@
 //! is torn down, so the next cell starts afresh.
 
 mod gate;
+mod loops;
+mod meter;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use icbench_link::{Link, LinkSpec};
+use icbench_link::LinkSpec;
 use icbench_model::{
     Adaptive, CellData, CellOutcome, ChannelData, Direction, LatencyHistogram, LinkCounters,
     Pattern,
 };
 
-use crate::clock::now_ns;
-use crate::pattern::{Budget, CellError, Echoer, Sizing, Streamer, median_ci_rel};
+use crate::pattern::median_ci_rel;
 use crate::session::Session;
 use crate::watchdog::Watchdog;
-use crate::{CellSpec, EngineConfig, Fault};
-use gate::{Entry, Gate};
+use crate::{CellSpec, EngineConfig, Fault, Protocol};
+use gate::Gate;
 
 /// About this much of messages per chunk of the measured phase: short
 /// enough that the stop rule overshoots T1 by little, long enough that the
@@ -68,15 +72,6 @@ const CHUNK_NS: f64 = 1e6;
 /// keeps more makes room between chunks (a copy inside the window, never
 /// inside the timed loop).
 const RAW_RESERVE_MAX: u64 = 5_000_000;
-
-/// When a channel's measured phase ends.
-#[derive(Debug, Clone, Copy)]
-enum StopRule {
-    /// At T1 (ns, monotonic): messages completed after it do not count.
-    At(u64),
-    /// After this many messages; all count.
-    Messages(u64),
-}
 
 /// How a channel ended without data.
 #[derive(Debug)]
@@ -113,6 +108,8 @@ struct Measured {
     counters: LinkCounters,
     /// Every counted round trip in order (ping-pong with `--raw`), ns.
     raw_ns: Option<Vec<u64>>,
+    /// Stream: messages in flight at most (the icb peer's credit).
+    window: Option<u32>,
 }
 
 /// Measures a cell on `cell.channels` links at once. `None` when
@@ -125,13 +122,22 @@ pub(crate) fn measure(
     fault: Option<Fault>,
 ) -> Option<CellOutcome> {
     let n = cell.channels.max(1);
-    if !matches!((cfg.protocol, cell.pattern), (None, Pattern::PingPong | Pattern::Stream)) {
+    if !matches!(
+        (cfg.protocol, cell.pattern),
+        (None | Some(Protocol::Icb), Pattern::PingPong | Pattern::Stream)
+    ) {
+        let with = cfg.protocol.map_or("icbench's own peer".into(), |p| format!("protocol {p}"));
         return Some(CellOutcome::Failed {
             reason: format!(
-                "{n} channels: only pingpong and stream with icbench's own peer run on several \
-                 channels, not {} with this protocol",
+                "{n} channels: pingpong and stream run on several channels, with icbench's own \
+                 peer or protocol icb; not {} with {with}",
                 cell.pattern
             ),
+        });
+    }
+    if let Some(why) = spec.single_instance().filter(|_| n > 1) {
+        return Some(CellOutcome::Failed {
+            reason: format!("{n} channels: each needs its own instance of {spec}, but {why}"),
         });
     }
     if cell.pattern == Pattern::Stream && cell.direction == Some(Direction::P2H) {
@@ -252,10 +258,12 @@ fn conclude(
     let mut chans = Vec::with_capacity(results.len());
     let mut counters = LinkCounters::default();
     let mut raw: Option<Vec<u64>> = None;
+    let mut window = None;
     for r in results {
         match r {
             Ok(m) => {
                 counters.tx_busy += m.counters.tx_busy;
+                window = window.or(m.window);
                 // In channel order: channel 0's samples first.
                 match (&mut raw, m.raw_ns) {
                     (Some(all), Some(r)) => all.extend(r),
@@ -286,7 +294,6 @@ fn conclude(
             ),
         });
     }
-    let window = (cell.pattern == Pattern::Stream).then_some(cfg.budget.window.max(2));
     let mut d = aggregate(window_ns, window, counters, chans);
     d.raw_ns = raw;
     d.adaptive = adaptive;
@@ -353,7 +360,7 @@ fn channel(ctx: &Ctx<'_>, i: u32) -> Result<Measured, Stop> {
     }
     let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
     let before = s.host.counters();
-    let result = drive(ctx, i, s.host.as_mut(), wd.progress());
+    let result = loops::drive(ctx, i, s.host.as_mut(), s.icb.as_mut(), wd.progress());
     let fired = wd.finish();
     match result {
         Ok(Some(mut m)) => {
@@ -371,259 +378,8 @@ fn channel(ctx: &Ctx<'_>, i: u32) -> Result<Measured, Stop> {
     }
 }
 
-/// Probe, warm-up, the gate, then the measured chunks. `Ok(None)`: the
-/// gate or another channel said quit.
-fn drive(
-    ctx: &Ctx<'_>,
-    i: u32,
-    link: &mut dyn Link,
-    progress: &AtomicU64,
-) -> Result<Option<Measured>, CellError> {
-    match ctx.cell.pattern {
-        Pattern::PingPong => pingpong(ctx, i, link, progress),
-        Pattern::Stream => stream(ctx, i, link, progress),
-        p => Err(CellError::Unsupported(format!("pattern {p} does not run on channels"))),
-    }
-}
-
-/// The stop rule of a phase that starts at `t0`: T1 = T0 + cell time, or
-/// the cell's transfer in whole messages.
-fn stop_rule(cell: CellSpec, budget: &Budget, t0: u64) -> StopRule {
-    match cell.transfer_bytes {
-        Some(t) => StopRule::Messages(t.div_ceil(cell.size_bytes.max(1))),
-        None => StopRule::At(t0 + nanos(budget.cell_time)),
-    }
-}
-
-/// Raw samples to make room for before a phase: the transfer's messages,
-/// or what the cell time holds at the probe's pace (channels sharing a CPU
-/// go slower, so this is generous), at most [`RAW_RESERVE_MAX`].
-fn raw_room(cell: CellSpec, budget: &Budget, per_msg_ns: f64) -> usize {
-    let n = match cell.transfer_bytes {
-        Some(t) => t.div_ceil(cell.size_bytes.max(1)),
-        None => (nanos(budget.cell_time) as f64 / per_msg_ns.max(1.0)) as u64 + 1,
-    };
-    n.min(RAW_RESERVE_MAX) as usize
-}
-
-/// Ping-pong on one channel: probe and warm-up, then a measured phase each
-/// time the gate opens (once, or per adaptive phase), each round trip
-/// counted by its completion time.
-fn pingpong(
-    ctx: &Ctx<'_>,
-    i: u32,
-    link: &mut dyn Link,
-    progress: &AtomicU64,
-) -> Result<Option<Measured>, CellError> {
-    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
-    let size = cell.size_bytes as usize;
-    let mut echo = Echoer::new(link, size);
-    let per = Sizing::ONE_AT_A_TIME.run(budget, |n| echo.timed(link, n, progress))?.per_msg_ns;
-    let chunk = chunk_of(per, 1);
-    let mut raw = budget.raw.then(Vec::new);
-    let mut kept: Option<ChannelData> = None;
-    for phase in 1u32.. {
-        if let Some(raw) = &mut raw {
-            raw.reserve(raw_room(cell, budget, per));
-        }
-        let t0 = match ctx.gate.arrive(phase, progress, stop) {
-            Entry::Start(t0) => t0,
-            Entry::Done => break,
-            Entry::Quit => return Ok(None),
-        };
-        let mut m =
-            Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
-        let mut hist = LatencyHistogram::new();
-        while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
-            if let Some(raw) = &mut raw {
-                raw.reserve(n as usize);
-            }
-            let end = m.end;
-            echo.phase(link, n, progress, &mut |a, b| {
-                m.first_send(a);
-                if b <= end {
-                    let rtt = b.saturating_sub(a);
-                    hist.record(rtt);
-                    if let Some(raw) = &mut raw {
-                        raw.push(rtt);
-                    }
-                    m.count_to(m.base + 1, b);
-                }
-                m.base += 1;
-            })?;
-        }
-        let Some(data) = m.finish(Some(hist)) else { return Ok(None) };
-        if ctx.ci_target.is_none() {
-            kept = Some(data);
-            break;
-        }
-        if let Some(h) = &data.latency {
-            ctx.pooled.lock().expect("pooled histogram").merge(h);
-        }
-        kept = Some(match kept {
-            None => data,
-            Some(acc) => add_phase(acc, data),
-        });
-    }
-    Ok(kept.map(|data| Measured { data, counters: LinkCounters::default(), raw_ns: raw }))
-}
-
-/// Stream on one channel: probe and warm-up, then one measured phase, each
-/// credit counted by its arrival time.
-fn stream(
-    ctx: &Ctx<'_>,
-    i: u32,
-    link: &mut dyn Link,
-    progress: &AtomicU64,
-) -> Result<Option<Measured>, CellError> {
-    let (cell, budget, stop) = (ctx.cell, &ctx.cfg.budget, ctx.cfg.stop);
-    let size = cell.size_bytes as usize;
-    let mut st = Streamer::new(size, budget.window);
-    let w = st.window();
-    let per = Sizing::stream(w).run(budget, |n| st.timed(link, n, progress))?.per_msg_ns;
-    let chunk = chunk_of(per, w * 8);
-    let Entry::Start(t0) = ctx.gate.arrive(1, progress, stop) else { return Ok(None) };
-    let mut m =
-        Meter::start(t0, i, budget.channel_stagger, stop_rule(cell, budget, t0), size as u64);
-    while let Some(n) = m.next_chunk(chunk, || ctx.gate.quitting(stop)) {
-        let (end, base) = (m.end, m.base);
-        let (first, _) = st.phase(link, n, progress, &mut |acked, t| {
-            if t <= end {
-                m.count_to(base + u64::from(acked), t);
-            }
-        })?;
-        m.first_send(first);
-        m.base += u64::from(n);
-    }
-    Ok(m.finish(None).map(|data| Measured {
-        data,
-        counters: LinkCounters::default(),
-        raw_ns: None,
-    }))
-}
-
-/// A channel's data over one more phase: messages, bytes and active spans
-/// added, the first phase's start offset, the histograms merged.
-fn add_phase(mut acc: ChannelData, next: ChannelData) -> ChannelData {
-    acc.messages += next.messages;
-    acc.bytes += next.bytes;
-    acc.active_ns += next.active_ns;
-    acc.latency = match (acc.latency, next.latency) {
-        (Some(mut a), Some(b)) => {
-            a.merge(&b);
-            Some(a)
-        }
-        (a, b) => a.or(b),
-    };
-    acc
-}
-
 fn nanos(d: Duration) -> u64 {
     d.as_nanos().min(u128::from(u64::MAX)) as u64
-}
-
-/// Messages per chunk: about [`CHUNK_NS`] at the probe's pace, at least `min`.
-fn chunk_of(per_msg_ns: f64, min: u32) -> u32 {
-    const MAX: u32 = 1 << 20;
-    ((CHUNK_NS / per_msg_ns.max(1.0)) as u32).clamp(min.clamp(1, MAX), MAX)
-}
-
-/// One channel's count over the common window.
-struct Meter {
-    t0: u64,
-    channel: u32,
-    rule: StopRule,
-    size: u64,
-    /// Completions after this do not count (T1, or never).
-    end: u64,
-    /// Messages sent in the measured phase so far.
-    base: u64,
-    /// Messages counted, and the time of the last counted completion.
-    counted: u64,
-    last: u64,
-    first: Option<u64>,
-    /// When the channel started, relative to T0 (its first send, or its
-    /// start time if it never sent).
-    start_offset_ns: u64,
-}
-
-impl Meter {
-    /// Waits out this channel's stagger (tests), then starts counting.
-    fn start(t0: u64, channel: u32, stagger: Duration, rule: StopRule, size: u64) -> Meter {
-        let start = t0 + nanos(stagger) * u64::from(channel);
-        loop {
-            let now = now_ns();
-            if now >= start {
-                break;
-            }
-            std::thread::sleep(Duration::from_nanos(start - now));
-        }
-        let end = match rule {
-            StopRule::At(t1) => t1,
-            StopRule::Messages(_) => u64::MAX,
-        };
-        Meter {
-            t0,
-            channel,
-            rule,
-            size,
-            end,
-            base: 0,
-            counted: 0,
-            last: 0,
-            first: None,
-            start_offset_ns: now_ns() - t0,
-        }
-    }
-
-    /// The next chunk's message count, or `None` when the stop rule holds
-    /// (or `quit` says another channel failed).
-    fn next_chunk(&self, chunk: u32, quit: impl Fn() -> bool) -> Option<u32> {
-        if quit() {
-            return None;
-        }
-        match self.rule {
-            StopRule::At(t1) => (now_ns() < t1).then_some(chunk),
-            StopRule::Messages(total) => {
-                let left = total - self.base;
-                (left > 0).then(|| left.min(u64::from(chunk)) as u32)
-            }
-        }
-    }
-
-    #[inline]
-    fn first_send(&mut self, t: u64) {
-        if self.first.is_none() {
-            self.first = Some(t);
-        }
-    }
-
-    #[inline]
-    fn count_to(&mut self, counted: u64, t: u64) {
-        self.counted = counted;
-        self.last = t;
-    }
-
-    /// The channel's data; `None` if it stopped because another quit
-    /// before its stop rule held.
-    fn finish(self, latency: Option<LatencyHistogram>) -> Option<ChannelData> {
-        let complete = match self.rule {
-            StopRule::At(t1) => now_ns() >= t1,
-            StopRule::Messages(total) => self.base >= total,
-        };
-        if !complete {
-            return None;
-        }
-        let start_offset_ns = self.first.map_or(self.start_offset_ns, |f| f - self.t0);
-        Some(ChannelData {
-            channel: self.channel,
-            messages: self.counted,
-            bytes: self.counted * self.size,
-            start_offset_ns,
-            active_ns: self.first.map_or(0, |f| self.last.saturating_sub(f)),
-            latency: latency.filter(|h| !h.is_empty()),
-        })
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! and cells measured with peer threads (transfer, raw samples, adaptive
 //! phases).
 
+use super::loops::chunk_of;
+use super::meter::{Meter, StopRule};
 use super::*;
+use crate::clock::now_ns;
 use std::sync::atomic::AtomicBool;
 
 fn chan(channel: u32, bytes: u64, start_offset_ns: u64, active_ns: u64) -> ChannelData {
@@ -197,15 +200,33 @@ fn adaptive_phases_add_common_windows_until_the_target_or_the_time_budget() {
 }
 
 #[test]
-fn other_protocols_do_not_run_on_channels() {
+fn only_icb_of_the_wire_protocols_runs_on_channels() {
     static STOP: AtomicBool = AtomicBool::new(false);
-    let cfg = EngineConfig { protocol: Some(crate::Protocol::Raw), ..thread_cfg(&STOP) };
     let spec = LinkSpec::parse("unix").unwrap();
     let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::PingPong, 64) };
-    let Some(CellOutcome::Failed { reason }) = measure(&cfg, &spec, cell, None) else {
-        panic!("measured");
-    };
-    assert!(reason.contains("only pingpong and stream with icbench's own peer"), "{reason}");
+    for p in [crate::Protocol::Raw, crate::Protocol::Dimtass] {
+        let cfg = EngineConfig { protocol: Some(p), ..thread_cfg(&STOP) };
+        let Some(CellOutcome::Failed { reason }) = measure(&cfg, &spec, cell, None) else {
+            panic!("{p}: measured");
+        };
+        assert_eq!(
+            reason,
+            format!(
+                "2 channels: pingpong and stream run on several channels, with icbench's own \
+                 peer or protocol icb; not pingpong with protocol {p}"
+            )
+        );
+    }
+    // icb runs, but not on a device every channel would share: refused
+    // before anything is opened.
+    let cfg = EngineConfig { protocol: Some(crate::Protocol::Icb), ..thread_cfg(&STOP) };
+    let tty = LinkSpec::parse("tty:/dev/null").unwrap();
+    let Some(CellOutcome::Failed { reason }) = measure(&cfg, &tty, cell, None) else { panic!() };
+    assert_eq!(
+        reason,
+        "2 channels: each needs its own instance of tty:/dev/null, but every open reaches the \
+         same device and its one peer"
+    );
 }
 
 #[test]
@@ -229,6 +250,7 @@ fn a_window_with_no_completion_fails_the_cell_by_name() {
             data: chan(channel, 0, 0, 0),
             counters: LinkCounters::default(),
             raw_ns: None,
+            window: None,
         })
     };
     let cell = CellSpec { channels: 2, ..CellSpec::new(Pattern::PingPong, 64) };
@@ -243,6 +265,7 @@ fn a_window_with_no_completion_fails_the_cell_by_name() {
         data: chan(1, 64, 0, 1_000),
         counters: LinkCounters::default(),
         raw_ns: None,
+        window: None,
     });
     let got = conclude(&cfg, cell, 2, vec![idle(0), one], None);
     assert!(matches!(got, Some(CellOutcome::Measured(ref d)) if d.bytes == 64), "{got:?}");

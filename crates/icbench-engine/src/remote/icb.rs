@@ -21,25 +21,32 @@
 //! - **Bulk** is `DATA × blocks` with `ACK_REQ` on the last frame; a sample
 //!   ends at the `ACK`.
 //!
+//! Ping-pong and stream run through [`Echoes`] and [`Sink`] (`patterns.rs`),
+//! which a single-link cell and each channel of a multi-channel cell
+//! (`channels/`) share; a channel counts a stream's messages as their
+//! credit comes back.
+//!
 //! After the handshake, anything unexpected fails the cell and names it:
 //! garbage, a bad frame (CRC, header), an `ERROR` from the peer, an echo of
 //! another seq, our own frames heard back.
+
+mod patterns;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use icbench_link::{Link, LinkError};
-use icbench_model::CellData;
 use icbench_proto::frame::{MAX_BODY, MIN_MAX_FRAME, OVERHEAD};
 use icbench_proto::{
     Ack, Caps, ClockId, Credit, ErrorReport, Event, Flags, FrameError, FrameRef, FrameType, Modes,
-    Reassembler, StreamParser, fragments, max_payload,
+    Reassembler, StreamParser, fragments,
 };
 
-use super::sampled;
 use crate::clock::now_ns;
-use crate::pattern::{Budget, CellError, Sizing};
-use crate::payload::{Payload, first_difference};
+use crate::pattern::CellError;
+use crate::payload::first_difference;
+
+pub(crate) use patterns::{Echoes, SINK_SIZING, Sink};
 
 /// The largest frame the host accepts and sends (a 65535-byte body).
 pub(crate) const HOST_MAX_FRAME: usize = MAX_BODY + OVERHEAD;
@@ -79,6 +86,10 @@ pub(crate) struct Icb {
     caps: Caps,
     seq: u32,
     credits: u32,
+    /// DATA frames sent, and frames the peer has credited back, since the
+    /// handshake: what a stream on a channel counts as consumed.
+    data_frames: u64,
+    credited: u64,
     /// In handshake mode: what was skipped, for the failure reason.
     noise: Option<String>,
 }
@@ -116,6 +127,8 @@ impl Icb {
             caps: Caps::default(),
             seq: 0,
             credits: 0,
+            data_frames: 0,
+            credited: 0,
             noise: None,
         }
     }
@@ -175,6 +188,7 @@ impl Icb {
                 FrameType::Credit => {
                     let c = Credit::from_bytes(f.payload).map_err(wire)?;
                     self.credits = self.credits.saturating_add(c.frames);
+                    self.credited += u64::from(c.frames);
                     return Ok(Some(Got::Credit));
                 }
                 FrameType::Ack => {
@@ -228,13 +242,14 @@ impl Icb {
         link.send(&self.tx[..n]).map_err(CellError::Link)
     }
 
-    /// One echo of `msg`; returns its round trip, ns, after checking it.
+    /// One echo of `msg`, checked byte for byte; returns the clock reads
+    /// before its first fragment went out and when its last came back.
     fn echo(
         &mut self,
         link: &mut dyn Link,
         msg: &[u8],
         progress: &AtomicU64,
-    ) -> Result<u64, CellError> {
+    ) -> Result<(u64, u64), CellError> {
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         let head = FrameRef::new(FrameType::Echo, seq, &[]);
@@ -283,26 +298,37 @@ impl Icb {
             let offset = first_difference(got, msg).unwrap_or(0);
             return Err(CellError::Corrupt { seq: u64::from(seq), size: msg.len(), offset });
         }
-        Ok(t1 - t0)
+        Ok((t0, t1))
     }
 
     /// Sends `count` messages of `msg` as DATA, within the credits, the last
-    /// frame asking for an ACK, and checks the ACK's byte count.
+    /// frame asking for an ACK, and checks the ACK's byte count. As credit
+    /// arrives, `each(done, t)` gets the messages of this call the peer has
+    /// consumed so far (every fragment credited back) and the clock read
+    /// when the credit came; at the ACK, `count` and its time, which is
+    /// returned.
     fn data(
         &mut self,
         link: &mut dyn Link,
         msg: &[u8],
         count: u64,
         progress: &AtomicU64,
-    ) -> Result<(), CellError> {
+        each: &mut impl FnMut(u64, u64),
+    ) -> Result<u64, CellError> {
+        let frame = self.frame;
+        let no_room = || wire(format!("a {frame} B frame leaves no room for payload"));
+        let per_msg = fragments(FrameRef::new(FrameType::Data, 0, &[]), msg, frame)
+            .ok_or_else(no_room)?
+            .len() as u64;
+        // Every frame sent before this call was acknowledged, so credits
+        // past it are for this call's frames (the peer consumes in order).
+        let base = self.data_frames;
         let mut sent: u64 = 0;
         for m in 0..count {
             self.seq = self.seq.wrapping_add(1);
             let seq = self.seq;
             let head = FrameRef::new(FrameType::Data, seq, &[]);
-            let frags = fragments(head, msg, self.frame).ok_or_else(|| {
-                wire(format!("a {} B frame leaves no room for payload", self.frame))
-            })?;
+            let frags = fragments(head, msg, frame).ok_or_else(no_room)?;
             let nf = frags.len();
             for (i, mut f) in frags.enumerate() {
                 while self.credits == 0 {
@@ -310,7 +336,13 @@ impl Icb {
                         Ok(Some(Got::Ack(_))) => {
                             return Err(wire("an ACK arrived that was not asked for"));
                         }
-                        Ok(_) => progress.fetch_add(1, Ordering::Relaxed),
+                        Ok(Some(Got::Credit)) => {
+                            progress.fetch_add(1, Ordering::Relaxed);
+                            each(self.consumed(base, per_msg), now_ns());
+                        }
+                        Ok(_) => {
+                            progress.fetch_add(1, Ordering::Relaxed);
+                        }
                         Err(e) => {
                             return Err(self.stalled(e, || {
                                 format!("waiting for credit to send DATA seq {seq}")
@@ -324,6 +356,7 @@ impl Icb {
                 self.send(link, &f)
                     .map_err(|e| self.stalled(e, || format!("sending DATA seq {seq}")))?;
                 self.credits -= 1;
+                self.data_frames += 1;
                 sent += f.payload.len() as u64;
             }
         }
@@ -331,6 +364,7 @@ impl Icb {
         loop {
             match self.next(link, None, true) {
                 Ok(Some(Got::Ack(a))) => {
+                    let t = now_ns();
                     if a.acked_seq != last {
                         return Err(wire(format!(
                             "ACK for seq {} arrived, seq {last} asked for it",
@@ -345,11 +379,13 @@ impl Icb {
                         )));
                     }
                     progress.fetch_add(1, Ordering::Relaxed);
-                    return Ok(());
+                    each(count, t);
+                    return Ok(t);
                 }
                 Ok(Some(Got::Echo { seq, .. })) => {
                     return Err(wire(format!("an echo of seq {seq} arrived, an ACK was awaited")));
                 }
+                Ok(Some(Got::Credit)) => each(self.consumed(base, per_msg), now_ns()),
                 Ok(_) => {}
                 Err(e) => {
                     return Err(
@@ -360,97 +396,11 @@ impl Icb {
         }
     }
 
-    fn need(&self, modes: u32, what: &str) -> Result<(), CellError> {
-        if self.caps.modes.has(modes) {
-            Ok(())
-        } else {
-            Err(CellError::Unsupported(format!(
-                "the peer does not offer {what} (CAPS modes {:#04x})",
-                self.caps.modes.0
-            )))
-        }
-    }
-
-    fn need_fragments(&self, size: usize) -> Result<(), CellError> {
-        if size > max_payload(self.frame, false, false) {
-            self.need(Modes::FRAGMENTS, "fragments, which a message larger than a frame needs")?;
-        }
-        Ok(())
-    }
-
-    /// Ping-pong: ECHO of `size`-byte messages.
-    pub(crate) fn pingpong(
-        &mut self,
-        link: &mut dyn Link,
-        size: usize,
-        budget: &Budget,
-        progress: &AtomicU64,
-    ) -> Result<CellData, CellError> {
-        self.need(Modes::ECHO, "echo")?;
-        self.need_fragments(size)?;
-        let payload = Payload::new(size);
-        let mut tx = payload.buffer();
-        sampled(link, budget, progress, size as u64, |link, seq| {
-            Payload::stamp(&mut tx, seq);
-            self.echo(link, &tx, progress)
-        })
-    }
-
-    /// Stream: DATA with credits; throughput over the measured phase.
-    pub(crate) fn stream(
-        &mut self,
-        link: &mut dyn Link,
-        size: usize,
-        budget: &Budget,
-        progress: &AtomicU64,
-    ) -> Result<CellData, CellError> {
-        self.need(Modes::SINK | Modes::ACK, "sink with credits and acknowledgements")?;
-        self.need_fragments(size)?;
-        let msg = Payload::new(size).buffer();
-        let sizing = Sizing { groups: 4, per_group: 4, min: 32, max: 50_000_000 };
-        let paced = sizing.run(budget, |n| {
-            let t0 = now_ns();
-            self.data(link, &msg, u64::from(n), progress)?;
-            Ok::<u64, CellError>(now_ns() - t0)
-        })?;
-        let measure = paced.measure;
-        let before = link.counters();
-        let t0 = now_ns();
-        self.data(link, &msg, u64::from(measure), progress)?;
-        let elapsed_ns = now_ns() - t0;
-        let counters = link.counters().since(before);
-        Ok(CellData {
-            messages: u64::from(measure),
-            bytes: u64::from(measure) * size as u64,
-            elapsed_ns,
-            warmup_messages: paced.warmup_messages,
-            latency: None,
-            raw_ns: None,
-            window: Some(self.caps.rx_slots.max(1)),
-            counters,
-            channels: None,
-            adaptive: None,
-            per_channel: Vec::new(),
-        })
-    }
-
-    /// Bulk: `blocks` DATA messages of `block` bytes, then one ACK.
-    pub(crate) fn bulk(
-        &mut self,
-        link: &mut dyn Link,
-        block: usize,
-        blocks: u32,
-        budget: &Budget,
-        progress: &AtomicU64,
-    ) -> Result<CellData, CellError> {
-        self.need(Modes::SINK | Modes::ACK, "sink with acknowledgements")?;
-        self.need_fragments(block)?;
-        let msg = Payload::new(block).buffer();
-        sampled(link, budget, progress, block as u64 * u64::from(blocks), |link, _| {
-            let t0 = now_ns();
-            self.data(link, &msg, u64::from(blocks), progress)?;
-            Ok(now_ns() - t0)
-        })
+    /// Whole messages of `per_msg` frames the peer has credited back of
+    /// those sent after the first `base` DATA frames.
+    fn consumed(&self, base: u64, per_msg: u64) -> u64 {
+        let frames = self.credited.saturating_sub(base).min(self.data_frames - base);
+        frames / per_msg.max(1)
     }
 }
 
@@ -525,5 +475,33 @@ impl Icb {
         self.credits = caps.rx_slots.max(1);
         self.noise = None;
         Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream phase counts the messages the peer has credited back whole:
+    /// the credit for the last frame of the phase before (which follows its
+    /// ACK) is not this phase's, and a peer that grants more credit than
+    /// it was sent frames cannot make more messages count than were sent.
+    #[test]
+    fn credit_counts_this_phases_whole_messages() {
+        let mut icb = Icb::new();
+        // The phase before sent 10 frames; 9 have been credited back.
+        (icb.data_frames, icb.credited) = (10, 9);
+        let base = icb.data_frames;
+        // This phase: messages of 2 fragments, 3 of them sent.
+        icb.data_frames += 6;
+        assert_eq!(icb.consumed(base, 2), 0);
+        icb.credited += 1; // the straggler
+        assert_eq!(icb.consumed(base, 2), 0);
+        icb.credited += 3; // a message and a half
+        assert_eq!(icb.consumed(base, 2), 1);
+        icb.credited += 2;
+        assert_eq!(icb.consumed(base, 2), 2);
+        icb.credited += 100;
+        assert_eq!(icb.consumed(base, 2), 3);
     }
 }

@@ -33,6 +33,11 @@ const PROBE_SAMPLES: u32 = 8;
 /// emulator), so fewer than the local patterns' 50, but enough for a p99.
 const MIN_SAMPLES: u64 = 20;
 
+/// The probe, warm-up and count of [`sampled`] (and of a ping-pong channel
+/// in the icb protocol): 4 groups of 2, at least [`MIN_SAMPLES`].
+pub(crate) const SAMPLED: Sizing =
+    Sizing { groups: 4, per_group: PROBE_SAMPLES / 4, min: MIN_SAMPLES, max: 5_000_000 };
+
 /// Runs `one(seq)` — one timed exchange returning its duration in ns, its
 /// result already verified — through probe, warm-up and measurement.
 /// `bytes_per_sample` is the payload one sample carries host → peer.
@@ -62,9 +67,7 @@ pub(crate) fn sampled(
             }
             Ok::<u64, CellError>(sum)
         };
-    let sizing =
-        Sizing { groups: 4, per_group: PROBE_SAMPLES / 4, min: MIN_SAMPLES, max: 5_000_000 };
-    let paced = sizing.run(budget, |n| run(link, n, None))?;
+    let paced = SAMPLED.run(budget, |n| run(link, n, None))?;
     let measure = paced.measure;
     let mut hist = LatencyHistogram::new();
     let mut raw = Vec::with_capacity(if budget.raw { measure as usize } else { 0 });

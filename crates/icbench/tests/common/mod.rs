@@ -1,10 +1,12 @@
 //! What the binary's test files share: starting icbench the way cargo runs
-//! it, skipping a link this system cannot offer, reading rows out of a
-//! run's JSON, and the metadata of a synthetic run. Each test file uses a
-//! part of it.
+//! it, skipping a link this system cannot offer, the C responder
+//! (icb-peer) built once, reading rows out of a run's JSON, and the metadata
+//! of a synthetic run. Each test file uses a part of it.
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::Path;
+use std::sync::OnceLock;
 
 use assert_cmd::Command;
 use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
@@ -38,6 +40,41 @@ pub fn runs_here(spec: &str) -> bool {
             false
         }
     }
+}
+
+/// Builds `firmware/build/icb-peer` once per test binary and returns its
+/// path; `None` (with a printed reason) when there is no C toolchain, or
+/// when ptys do not work here (qemu-user has no TCGETS2): every test that
+/// talks to icb-peer does so over a pty or a tty.
+pub fn icb_peer() -> Option<&'static str> {
+    static PEER: OnceLock<Option<String>> = OnceLock::new();
+    PEER.get_or_init(|| {
+        if let Some(why) = icbench_link::probe::unsupported("pty") {
+            // Past the test harness's capture, as the other suites do.
+            let _ = writeln!(std::io::stderr(), "SKIP remote tests with icb-peer: {why}");
+            return None;
+        }
+        let fw = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../firmware");
+        let made = std::process::Command::new("make")
+            .arg("-C")
+            .arg(&fw)
+            .arg("-s")
+            .arg("build/icb-peer")
+            .status();
+        match made {
+            Ok(s) if s.success() => {
+                Some(fw.join("build/icb-peer").canonicalize().unwrap().display().to_string())
+            }
+            other => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIP: cannot build firmware/build/icb-peer (make: {other:?})"
+                );
+                None
+            }
+        }
+    })
+    .as_deref()
 }
 
 /// `icbench run --json --no-floor --db DB ARGS`, which must succeed; its

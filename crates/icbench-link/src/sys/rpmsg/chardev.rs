@@ -202,6 +202,7 @@ impl Drop for RpmsgLink {
             // RPMSG_DESTROY_EPT_IOCTL on the endpoint's own descriptor, before
             // it is closed. Nothing can be reported from a drop; an endpoint
             // that outlives us is removed with its channel.
+            let _one_at_a_time = super::ctrl::endpoints_locked();
             let _ = ops.destroy(self.fd.as_fd());
         }
     }

@@ -19,6 +19,7 @@
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
@@ -31,6 +32,19 @@ use crate::{LinkError, Roots};
 
 /// How long udev gets to make the node of a new endpoint device.
 const NODE_WAIT: Duration = Duration::from_secs(2);
+
+/// Held while an endpoint is created and its device found, and while one
+/// is destroyed. The channels of a cell (`icbench run -P N`) create their
+/// endpoints at once, all with the same name and dst, and a new device is
+/// known only as one that was not there before the ioctl: without it two
+/// channels could take the same device, and an index freed by a destroy
+/// and reused by a create would hide the new device.
+static ENDPOINTS: Mutex<()> = Mutex::new(());
+
+/// [`ENDPOINTS`], whatever a panic left behind (it guards no data).
+pub(crate) fn endpoints_locked() -> MutexGuard<'static, ()> {
+    ENDPOINTS.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The kernel's part: create, open and destroy an endpoint device.
 pub(crate) trait EptOps: Send + std::fmt::Debug {
@@ -149,6 +163,7 @@ pub(crate) fn create(
     ops: &mut dyn EptOps,
 ) -> Result<Created, LinkError> {
     let ctrl = open_device(ctrl_path)?;
+    let _one_at_a_time = endpoints_locked();
     let before: Vec<String> = endpoint_devices(roots).into_iter().map(|e| e.0).collect();
     ops.create(ctrl.as_fd(), info)
         .map_err(|e| LinkError::Setup(explain_create(ctrl_path, info, e)))?;

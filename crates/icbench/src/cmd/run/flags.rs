@@ -77,6 +77,13 @@ fn resolve_links(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<LinkSpec
             }
             _ => {}
         }
+        if let Some(why) = l.single_instance().filter(|_| a.channels > 1) {
+            return Err(bad(format!(
+                "--channels {} with --link {l}: each channel needs its own instance of the link, \
+                 but {why}",
+                a.channels
+            )));
+        }
     }
     Ok(links)
 }
@@ -219,17 +226,17 @@ fn directions(
 }
 
 /// `-P N`: 1 … 32 channels; more than one only where the channel path runs
-/// (icbench's own peer, pingpong and stream).
+/// (icbench's own peer or the icb protocol, pingpong and stream).
 fn resolve_channels(a: &RunArgs, protocol: Option<Protocol>, patterns: &[Pattern]) -> Result<u32> {
     let n = a.channels;
     if !(1..=32).contains(&n) {
         return Err(bad(format!("--channels {n}: give 1 to 32 channels")));
     }
     if n > 1 {
-        if let Some(p) = protocol {
+        if let Some(p) = protocol.filter(|&p| p != Protocol::Icb) {
             return Err(bad(format!(
-                "--channels {n}: several channels run only with icbench's own peer, not with \
-                 --protocol {p}"
+                "--channels {n}: several channels run with icbench's own peer or --protocol icb, \
+                 not with --protocol {p}"
             )));
         }
         if let Some(p) = patterns.iter().find(|p| !matches!(p, Pattern::PingPong | Pattern::Stream))
