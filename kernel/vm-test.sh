@@ -80,6 +80,12 @@ for proto in icb raw dimtass; do
         icb_run "icbench/$kind/$proto" icbench "$spec" $proto -s 16,256,496
     done
 done
+# reference 003's 32 channels: 32 rpmsg-ctrl endpoints at once, each with its
+# own responder in the remote, over one common window
+echo icb > $P/proto_raw
+icb_run "icbench/rpmsg-ctrl/icb/32-channels" icbench \
+    "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" icb -p pingpong -p stream -s 64,496 -P 32 \
+    --cell-time 200ms
 # faults seen by icbench: a corrupting remote fails cells with a reason
 echo icb > $P/proto_nl; echo icb > $P/proto_tty
 echo 3 > $P/corrupt_every
