@@ -97,10 +97,10 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
         "h" => v * 3600.0,
         _ => return Err(format!("'{s}' has an unknown unit: use h, min, s, ms or us")),
     };
-    if !(secs <= MAX_DURATION.as_secs_f64()) {
+    if secs.is_nan() || secs > MAX_DURATION.as_secs_f64() {
         return Err(format!("duration '{s}' is longer than the longest allowed, 7 days"));
     }
-    if !(secs > 0.0) {
+    if secs <= 0.0 {
         return Err(format!("duration '{s}' must be above zero"));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
