@@ -390,14 +390,20 @@ fn a_corrupted_echo_is_caught_and_named() {
     assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
 }
 
+/// Ctrl-C mid-run keeps every finished cell. The signal goes as soon as
+/// the first cell is stored (its `--json-stream` line, written after the
+/// commit), never after a fixed sleep: under qemu-user a 1.5 s sleep had
+/// ended before any cell (issue #14).
 #[test]
 fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
+    use std::io::BufRead;
     let db = db();
     // Through the target's runner (qemu-user for ARM) when there is one.
-    let child = common::icbench_process()
+    let mut child = common::icbench_process()
         .args([
             "run",
             "--no-floor",
+            "--json-stream",
             "--cell-time",
             "50ms",
             "-L",
@@ -413,9 +419,13 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
@@ -424,7 +434,17 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     let run = &list["runs"][0];
     assert_eq!(run["status"], "interrupted");
     let ok = run["cells_ok"].as_u64().unwrap();
+    // 68 cells of at least 50 ms each: the signal lands long before the end.
     assert!(ok > 0 && ok < 68, "cells kept: {ok}");
+    // Every cell announced on stdout was kept, and the end line says so.
+    let events: Vec<Value> = std::iter::once(first.as_str())
+        .chain(rest.lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let announced = events.iter().filter(|e| e["event"] == "cell").count() as u64;
+    assert!(ok >= announced, "{announced} cells announced, {ok} kept");
+    let end = events.last().unwrap();
+    assert_eq!((&end["event"], &end["status"]), (&"end".into(), &"interrupted".into()), "{end}");
     assert_eq!(run["cells_failed"], 0, "the interrupted cell is not stored as a failure");
 }
 

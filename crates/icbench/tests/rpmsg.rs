@@ -243,7 +243,7 @@ fn ctrl_c_destroys_the_endpoint() {
 fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
     let f = Fake::new();
     let state = f.rproc().join("state");
-    let child = common::icbench_process()
+    let mut child = common::icbench_process()
         .arg("--sysfs-root")
         .arg(f.sys())
         .args([
@@ -263,12 +263,20 @@ fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Crash it while the first (20 s) cell runs; had it crashed before, the
-    // cell fails on opening with the same reason.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Crash it once the run has begun (its header on stderr), mostly while
+    // the first (20 s) cell runs; had it crashed before the cell opened,
+    // the cell fails on opening with the same reason. No fixed sleep.
+    use std::io::BufRead;
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut head = String::new();
+    while !head.contains("storing in") {
+        assert!(err.read_line(&mut head).unwrap() > 0, "no run header: {head}");
+    }
     write(&state, "crashed\n");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{head}{rest}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = rows(&v, "pingpong");
     assert_eq!(r.len(), 2, "every cell is reported");
