@@ -2,7 +2,8 @@
 //!
 //! `main` only parses, dispatches and turns an error into one line and an
 //! exit code: 2 for bad input (the user can fix the command line), 1 for a
-//! failure while working, 130 for a run stopped by Ctrl-C.
+//! failure while working, 128 + the signal for a run a signal stopped (130
+//! Ctrl-C, 143 SIGTERM, 129 SIGHUP), its finished cells kept.
 
 mod cli;
 mod cmd;

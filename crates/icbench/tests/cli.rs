@@ -390,30 +390,17 @@ fn a_corrupted_echo_is_caught_and_named() {
     assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
 }
 
-/// Ctrl-C mid-run keeps every finished cell. The signal goes as soon as
-/// the first cell is stored (its `--json-stream` line, written after the
+/// A signal mid-run keeps every finished cell. It goes as soon as the
+/// first cell is stored (its `--json-stream` line, written after the
 /// commit), never after a fixed sleep: under qemu-user a 1.5 s sleep had
-/// ended before any cell (issue #14).
-#[test]
-fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
+/// ended before any cell (issue #14). Returns the exit code and the run.
+fn signal_mid_run(sig: i32) -> (Option<i32>, Value) {
     use std::io::BufRead;
     let db = db();
     // Through the target's runner (qemu-user for ARM) when there is one.
     let mut child = common::icbench_process()
-        .args([
-            "run",
-            "--no-floor",
-            "--json-stream",
-            "--cell-time",
-            "50ms",
-            "-L",
-            "pipe",
-            "-L",
-            "unix",
-            "-s",
-            "1-64K",
-            "--db",
-        ])
+        .args(["run", "--no-floor", "--json-stream", "--cell-time", "50ms"])
+        .args(["-L", "pipe", "-L", "unix", "-s", "1-64K", "--db"])
         .arg(&db.path)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -423,15 +410,15 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     let mut first = String::new();
     assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, sig) };
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted"), "{err}");
     let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
     let list: Value = serde_json::from_slice(&list.stdout).unwrap();
-    let run = &list["runs"][0];
+    let run = list["runs"][0].clone();
     assert_eq!(run["status"], "interrupted");
     let ok = run["cells_ok"].as_u64().unwrap();
     // 68 cells of at least 50 ms each: the signal lands long before the end.
@@ -446,6 +433,19 @@ fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
     let end = events.last().unwrap();
     assert_eq!((&end["event"], &end["status"]), (&"end".into(), &"interrupted".into()), "{end}");
     assert_eq!(run["cells_failed"], 0, "the interrupted cell is not stored as a failure");
+    (out.status.code(), run)
+}
+
+#[test]
+fn ctrl_c_keeps_finished_cells_and_marks_the_run_interrupted() {
+    assert_eq!(signal_mid_run(libc::SIGINT).0, Some(130));
+}
+
+/// `kill PID` once left the run "running" for ever (issue #22).
+#[test]
+fn sigterm_and_sighup_end_a_run_as_ctrl_c_does() {
+    assert_eq!(signal_mid_run(libc::SIGTERM).0, Some(143));
+    assert_eq!(signal_mid_run(libc::SIGHUP).0, Some(129));
 }
 
 /// `icbench links | head` and the like: a reader that went away ends the

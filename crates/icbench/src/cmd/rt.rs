@@ -213,7 +213,7 @@ pub(crate) fn finish(
     }
     if interrupted {
         eprintln!("icbench: interrupted: run {id} keeps what was measured");
-        return Ok(std::process::ExitCode::from(130));
+        return Ok(crate::cmd::run::interrupted_exit());
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

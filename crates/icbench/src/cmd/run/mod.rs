@@ -14,7 +14,7 @@ mod settings;
 use std::collections::HashSet;
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -33,23 +33,44 @@ use crate::cmd::show::{open_existing, open_store, resolve_run};
 use crate::error::bad;
 use crate::meta::{self, Placement};
 
-/// Set by SIGINT; the engine stops after (or inside) the current cell.
+/// Set by SIGINT, SIGTERM or SIGHUP; the engine stops after (or inside)
+/// the current cell.
 pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal that set [`STOP`] (0: none yet).
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_sigint(_: i32) {
+extern "C" fn on_stop_signal(sig: i32) {
+    let _ = STOPPED_BY.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) all end a run
+/// the same way: the current cell is abandoned, every finished one is
+/// kept and the run is marked interrupted (before, SIGTERM killed icbench
+/// and left the run "running" for ever, issue #22).
 pub(crate) fn install_sigint() {
-    // SAFETY: the handler only stores to an atomic (async-signal-safe).
-    // SA_RESETHAND: a second Ctrl-C ends icbench at once.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigint as *const () as usize;
-        sa.sa_flags = libc::SA_RESETHAND;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only touches atomics (async-signal-safe).
+        // SA_RESETHAND: a second signal ends icbench at once.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_stop_signal as *const () as usize;
+            sa.sa_flags = libc::SA_RESETHAND;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
     }
+}
+
+/// The exit status of a run a signal stopped: 128 + the signal, as a
+/// shell reports a process the signal killed (130 for Ctrl-C, 143 for
+/// SIGTERM, 129 for SIGHUP).
+pub(crate) fn interrupted_exit() -> ExitCode {
+    let sig = match STOPPED_BY.load(Ordering::SeqCst) {
+        0 => libc::SIGINT,
+        s => s,
+    };
+    ExitCode::from(128 + sig as u8)
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
@@ -362,7 +383,7 @@ fn finish(
             "icbench: interrupted: run {id} keeps every finished cell and is marked interrupted; \
              `icbench run --resume {id}` measures the rest"
         );
-        return Ok(ExitCode::from(130));
+        return Ok(interrupted_exit());
     }
     Ok(ExitCode::SUCCESS)
 }
