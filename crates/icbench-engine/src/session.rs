@@ -387,6 +387,12 @@ impl BareSession {
 
 /// Waits up to `grace` for a peer process to exit, kills it if it has
 /// not, and says how it ended when it did not end well.
+///
+/// Every peer process leads its own process group (`setpgid` in
+/// `pre_exec`), and the whole group goes: a `--peer-cmd` wrapper without
+/// `exec` (`sh -c 'icb-peer …; true'`) leaves its program behind as a
+/// grandchild, which kept the stderr pipe open, so reading it blocked past
+/// `--timeout` and Ctrl-C (issue #22).
 fn reap(child: &mut Child, grace: Duration) -> Option<String> {
     let deadline = Instant::now() + grace;
     let status = loop {
@@ -394,21 +400,62 @@ fn reap(child: &mut Child, grace: Duration) -> Option<String> {
             Ok(Some(st)) => break Some(st),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
             _ => {
+                kill_group(child);
                 let _ = child.kill();
                 break child.wait().ok();
             }
         }
     };
+    // What the peer left in its group goes with it.
+    kill_group(child);
     describe_exit(status, stderr_of(child).trim())
 }
 
-/// What an exited peer process wrote to its standard error.
+/// SIGKILL to the process group the peer leads (its pid is the group id).
+fn kill_group(child: &Child) {
+    let Ok(pgid) = i32::try_from(child.id()) else { return };
+    // SAFETY: kill(2) on a group this process created; ESRCH once it is empty.
+    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+}
+
+/// The most of a peer's standard error kept for a failure reason.
+const STDERR_MAX: usize = 64 << 10;
+/// How long the end of a peer's standard error is waited for once the peer
+/// is gone: a process outside its group (one that called setsid) may hold
+/// the pipe for ever.
+const STDERR_WAIT: Duration = Duration::from_millis(200);
+
+/// What an exited peer process wrote to its standard error: what is there,
+/// up to [`STDERR_MAX`], within [`STDERR_WAIT`] — never a blocking read.
 fn stderr_of(child: &mut Child) -> String {
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
+    use rustix::event::{PollFd, PollFlags, poll};
+    let Some(mut e) = child.stderr.take() else { return String::new() };
+    let nonblocking = rustix::fs::fcntl_getfl(&e)
+        .and_then(|fl| rustix::fs::fcntl_setfl(&e, fl | rustix::fs::OFlags::NONBLOCK));
+    if nonblocking.is_err() {
+        return String::new();
     }
-    err
+    let deadline = Instant::now() + STDERR_WAIT;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while buf.len() < STDERR_MAX {
+        match e.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                let ts = rustix::time::Timespec::try_from(left).unwrap_or_default();
+                let _ = poll(&mut [PollFd::new(&e, PollFlags::IN)], Some(&ts));
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    buf.truncate(STDERR_MAX);
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// Stops a peer thread: sets its abort, wakes it out of any blocking call

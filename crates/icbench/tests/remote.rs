@@ -377,3 +377,35 @@ fn bad_remote_input_names_the_value_and_what_is_allowed() {
     let e = fails(&["-L", "serial:/dev/ttyUSB-none?baud=115200", "--protocol", "icb"]);
     assert!(e.contains("/dev/ttyUSB-none does not exist") && e.contains("icbench links"), "{e}");
 }
+
+/// A `--peer-cmd` that leaves a grandchild behind (a shell without `exec`)
+/// and never answers: the cell fails within `--timeout`, and the whole
+/// process group goes with it. The grandchild held the peer's stderr pipe,
+/// and reading it blocked icbench until the grandchild ended (issue #22).
+#[test]
+fn a_peer_command_that_leaves_a_child_cannot_hold_the_run() {
+    // A sleep that outlives any bound below, marked so it can be found.
+    let marker = format!("300.{}", std::process::id());
+    let cmd = format!("sh -c sleep${{IFS}}{marker};true");
+    let dir = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let out = icbench()
+        .args(["run", "-L", "pty", "--protocol", "icb", "-p", "pingpong", "-s", "64"])
+        .args(["--no-floor", "--timeout", "1s", "--peer-cmd", &cmd, "--json", "--db"])
+        .arg(dir.path().join("r.db"))
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let r = rows(&v, "pingpong");
+    assert_eq!(r[0]["status"], "failed", "{:#}", r[0]);
+    // Bounded by the handshake's limit, not by the sleep (300 s).
+    assert!(took < std::time::Duration::from_secs(120), "the run took {took:?}");
+    let left: Vec<_> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| c.split(|&b| b == 0).any(|a| a == marker.as_bytes()))
+        .collect();
+    assert!(left.is_empty(), "the peer's grandchild outlived the cell");
+}
