@@ -5,6 +5,7 @@
 //! failure while working, 128 + the signal for a run a signal stopped (130
 //! Ctrl-C, 143 SIGTERM, 129 SIGHUP), its finished cells kept.
 
+mod claim;
 mod cli;
 mod cmd;
 mod doctor;

@@ -618,3 +618,50 @@ fn a_fifo_run_measures_its_floor_and_survives_a_dead_peer() {
     assert!(reason(&cells[0]).contains("peer was killed"), "{}", cells[0]);
     assert_eq!(cells[1]["status"], "ok", "the run goes on after the dead peer");
 }
+
+/// One owner per run: `--resume` of a run another process is measuring is
+/// refused naming that process (two processes once measured one run and
+/// stored its cells twice); once that process is gone without a word
+/// (kill -9), the run shows as abandoned and resumes (issue #22).
+#[test]
+fn a_run_being_measured_cannot_be_resumed_twice_and_an_abandoned_one_can() {
+    use std::io::BufRead;
+    let db = db();
+    let mut child = common::icbench_process()
+        .args(["run", "--no-floor", "--json-stream", "--cell-time", "50ms"])
+        .args(["-L", "pipe", "-s", "1-64K", "-p", "pingpong", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    let status = |db: &std::path::Path| {
+        let list = icbench().args(["runs", "--json", "--db"]).arg(db).output().unwrap();
+        let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+        list["runs"][0]["status"].as_str().unwrap().to_string()
+    };
+    assert_eq!(status(&db.path), "running");
+    let second =
+        icbench().args(["run", "--resume", "latest", "--db"]).arg(&db.path).output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("being measured by process {}", child.id())), "{err}");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    assert_eq!(status(&db.path), "abandoned");
+    let third = icbench()
+        .args(["run", "--resume", "latest", "--json-stream", "--db"])
+        .arg(&db.path)
+        .output()
+        .unwrap();
+    assert_eq!(third.status.code(), Some(0), "{}", String::from_utf8_lossy(&third.stderr));
+    assert_eq!(status(&db.path), "finished");
+    // Every plan cell once: 17 sizes.
+    let show = icbench().args(["show", "latest", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let v: Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(rows(&v, "pingpong").len(), 17, "{v:#}");
+}

@@ -37,7 +37,15 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
         .map(|r| RunListRow {
             id: r.id.0,
             started_unix_ns: r.started_unix_ns,
-            status: r.status.as_str().to_string(),
+            // A run stored as running that no process holds was left by
+            // one that is gone (crash, kill -9, power): resumable.
+            status: if r.status == icbench_model::RunStatus::Running
+                && crate::claim::holder(&a.db, r.id.0).is_none()
+            {
+                "abandoned".to_string()
+            } else {
+                r.status.as_str().to_string()
+            },
             source: r.source.to_string(),
             hostname: r.hostname,
             // An imported run's CPUs are not known (stored as 0 and 0).

@@ -86,7 +86,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         crate::cmd::plan::print(&plan, &settings.source, seeded, a.json, &mut out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let (mut store, id, mut meta) = start(&a, &settings, &plan, notes)?;
+    let (mut store, id, mut meta, _claim) = start(&a, &settings, &plan, notes)?;
     let measured = measure(&mut store, id, &plan, &settings, &plan.cells, fault, a.json_stream, 0);
     finish(&a, store, id, &mut meta, measured)
 }
@@ -134,12 +134,32 @@ fn fresh_seed() -> u64 {
 
 /// Places this thread, opens the store, records the run's start, its plan
 /// and its floor.
+/// Claims run `id` for this process ([`crate::claim`]). A database whose
+/// lock file cannot be made is measured all the same, saying what is lost;
+/// a run another process holds is refused, naming it.
+fn claim_run(db: &std::path::Path, id: RunId) -> Result<Option<crate::claim::Claim>> {
+    use crate::claim::{Refused, claim};
+    match claim(db, id.0) {
+        Ok(c) => Ok(Some(c)),
+        Err(Refused::Held(pid)) => Err(bad(format!(
+            "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid})              and then resume"
+        ))),
+        Err(Refused::Io(e)) => {
+            eprintln!(
+                "icbench: warning: cannot lock {}.lock ({e}): nothing stops a second                  `--resume {id}` from measuring this run at the same time",
+                db.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
 fn start(
     a: &RunArgs,
     settings: &Settings,
     plan: &Plan,
     notes: Vec<String>,
-) -> Result<(Store, RunId, RunMeta)> {
+) -> Result<(Store, RunId, RunMeta, Option<crate::claim::Claim>)> {
     // From here on Ctrl-C marks the run interrupted (the floor's few
     // seconds included: `measure` sees the request before its first cell)
     // instead of leaving it 'running' for good.
@@ -171,6 +191,7 @@ fn start(
         }
     }
     let id = store.begin_run(&meta)?;
+    let claim = claim_run(&a.db, id)?;
     store.set_plan(id, &serde_json::to_string(plan)?, &serde_json::to_string(settings)?)?;
     eprintln!(
         "icbench: run {id}: {} cells ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
@@ -200,7 +221,7 @@ fn start(
                 .push(format!("CPU {} never answered the floor measurement", settings.peer_cpu)),
         }
     }
-    Ok((store, id, meta))
+    Ok((store, id, meta, claim))
 }
 
 fn plan_note(plan: &Plan, source: &str) -> String {
@@ -416,6 +437,9 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     for c in [settings.host_cpu, settings.peer_cpu] {
         usable.check(c).map_err(|e| bad(format!("--resume {id}: {e}")))?;
     }
+    // Before anything is read as done: a second --resume of a run being
+    // measured would measure the same cells again (issue #22).
+    let _claim = claim_run(&a.db, id).map_err(|e| bad(format!("--resume {id}: {e:#}")))?;
     let done: HashSet<u32> = store.plan_indexes_done(id)?.into_iter().collect();
     let todo: Vec<PlanCell> =
         plan.cells.iter().filter(|c| !done.contains(&c.index)).cloned().collect();

@@ -1,0 +1,122 @@
+//! One owner per run. A process measuring a run holds a POSIX record lock
+//! (fcntl(2) F_SETLK) on the byte at the run's number in `<db>.lock`, beside
+//! the database, for as long as it measures; the kernel drops it when the
+//! process ends, however it ends (kill -9 included). So:
+//!
+//! - `run --resume N` while another process measures N is refused, naming
+//!   that process (F_GETLK reports the holder's pid): two processes once
+//!   measured one run on the same CPUs, storing cells twice (issue #22);
+//! - a run stored as `running` whose byte nobody holds was left by a process
+//!   that is gone: `icbench runs` shows it as `abandoned` (resumable).
+//!
+//! Record locks belong to the process and are released when it closes ANY
+//! descriptor of the file, so the file is opened once, by [`Claim`], and
+//! kept open; [`holder`] is for other processes (`runs`).
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// The lock file of a database.
+fn lock_path(db: &Path) -> PathBuf {
+    let mut p = db.as_os_str().to_owned();
+    p.push(".lock");
+    PathBuf::from(p)
+}
+
+fn record(kind: libc::c_short, run: i64) -> libc::flock {
+    // SAFETY: flock is plain old data; every field that matters is set.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = kind;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    fl.l_start = run as libc::off_t;
+    fl.l_len = 1;
+    fl
+}
+
+/// A run held by this process while it measures; dropped, released.
+#[derive(Debug)]
+pub(crate) struct Claim {
+    _file: File,
+}
+
+/// Why a run could not be claimed.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// Another process measures it: its pid.
+    Held(i32),
+    /// The lock file cannot be made or locked (read-only directory …).
+    Io(std::io::Error),
+}
+
+/// Claims run `run` of the database at `db` for this process.
+pub(crate) fn claim(db: &Path, run: i64) -> Result<Claim, Refused> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_path(db))
+        .map_err(Refused::Io)?;
+    let fl = record(libc::F_WRLCK as libc::c_short, run);
+    // SAFETY: fcntl on an open descriptor with a valid flock.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &fl) } == 0 {
+        return Ok(Claim { _file: file });
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EACCES | libc::EAGAIN) => match holder_of(&file, run) {
+            Some(pid) => Err(Refused::Held(pid)),
+            None => Err(Refused::Io(err)),
+        },
+        _ => Err(Refused::Io(err)),
+    }
+}
+
+fn holder_of(file: &File, run: i64) -> Option<i32> {
+    let mut fl = record(libc::F_WRLCK as libc::c_short, run);
+    // SAFETY: fcntl on an open descriptor with a valid flock it fills in.
+    let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut fl) };
+    (r == 0 && fl.l_type != libc::F_UNLCK as libc::c_short).then_some(fl.l_pid)
+}
+
+/// The process measuring run `run`, if one is. `None` also when there is
+/// no lock file: no icbench of this version ever measured there.
+/// Not for the process that holds a [`Claim`] (closing a descriptor of the
+/// lock file would release its locks).
+pub(crate) fn holder(db: &Path, run: i64) -> Option<i32> {
+    let file = File::open(lock_path(db)).ok()?;
+    holder_of(&file, run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claimed_run_is_refused_to_another_process_and_free_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        let held = claim(&db, 3).unwrap();
+        // A record lock does not conflict within its own process: ask a
+        // child, as `runs` and a second `--resume` would.
+        let ask = |run: i64| {
+            let script = format!(
+                "import fcntl,struct,os; f=open({:?},'rb+'); \
+                 r=fcntl.fcntl(f,fcntl.F_GETLK,struct.pack('hhqqi',fcntl.F_WRLCK,0,{run},1,0)); \
+                 t,w,s,l,p=struct.unpack('hhqqi',r); print(p if t!=fcntl.F_UNLCK else 0)",
+                lock_path(&db)
+            );
+            let out = std::process::Command::new("python3").args(["-c", &script]).output();
+            out.ok().and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<i32>().ok())
+        };
+        let Some(pid) = ask(3) else {
+            eprintln!("SKIP lock holder from another process: python3 cannot read it here");
+            return;
+        };
+        assert_eq!(pid, std::process::id() as i32);
+        assert_eq!(ask(4), Some(0), "only the run's own byte is held");
+        drop(held);
+        assert_eq!(ask(3), Some(0), "released with the claim");
+    }
+}
