@@ -261,7 +261,7 @@ fn a_spent_budget_stops_the_plan_and_resume_goes_on() {
     let d = Dir::new();
     let plan = d.plan(
         "seed = 4\ncell_time = \"5ms\"\nbudget = \"1ms\"\norder = \"listed\"\n[factors]\n\
-         link = [\"pipe\", \"unix\"]\nsize = [64]\n",
+         link = [\"pipe\"]\nsize = [64, 128, 256]\n",
     );
     let out = icbench()
         .args(["run", "--no-floor", "--plan"])
@@ -272,12 +272,17 @@ fn a_spent_budget_stops_the_plan_and_resume_goes_on() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(err.contains("budget") && err.contains("--resume"), "{err}");
+    assert!(err.contains("1 cells measured, 2 left") && err.contains("--resume"), "{err}");
     let v = show(&d.db());
     assert_eq!(v["meta"]["status"], "interrupted");
-    assert_eq!(pingpong_rows(&v).len(), 1, "the first cell group runs, then the budget is spent");
-    let out = icbench().args(["run", "--resume", "latest", "--db"]).arg(d.db()).output().unwrap();
-    // The budget counts per invocation: the one cell left runs.
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(pingpong_rows(&show(&d.db())).len(), 2);
+    // One link's cells share a session, but the budget stops between cells.
+    assert_eq!(pingpong_rows(&v).len(), 1, "the first cell runs, then the budget is spent");
+    // The budget counts per invocation: each gets one cell further.
+    for n in [2, 3] {
+        let out =
+            icbench().args(["run", "--resume", "latest", "--db"]).arg(d.db()).output().unwrap();
+        let status = if n == 3 { Some(0) } else { Some(130) };
+        assert_eq!(out.status.code(), status, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(pingpong_rows(&show(&d.db())).len(), n);
+    }
 }

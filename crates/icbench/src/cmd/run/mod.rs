@@ -299,12 +299,18 @@ fn measure(
     // Kept across the groups: each CPU pair's clock is checked once a run.
     let mut clocks = icbench_engine::ClockChecks::new();
     let mut status = (RunStatus::Finished, None);
-    for (i, group) in groups(todo).into_iter().enumerate() {
+    // A budget is looked at between cells: with one, every cell is its own
+    // group (its own session), so that a spent budget stops the run at the
+    // next cell whatever the plan's grouping (before, a one-link plan ran
+    // whole: issue #22).
+    let grouped: Vec<&[PlanCell]> =
+        if deadline.is_some() { todo.chunks(1).collect() } else { groups(todo) };
+    for (i, group) in grouped.into_iter().enumerate() {
         if STOP.load(Ordering::SeqCst) {
             status.0 = RunStatus::Interrupted;
             break;
         }
-        // The first group always runs, so every invocation makes progress
+        // The first cell always runs, so every invocation makes progress
         // however small the budget (and `--resume` always gets further).
         if i > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             let spent =
@@ -312,8 +318,9 @@ fn measure(
             status = (
                 RunStatus::Interrupted,
                 Some(format!(
-                    "the plan's budget of {spent} was spent with {} cells left; \
+                    "the plan's budget of {spent} was spent: {} cells measured, {} left; \
                      `icbench run --resume {run}` measures them",
+                    rec.stored,
                     todo.len() - rec.stored
                 )),
             );
