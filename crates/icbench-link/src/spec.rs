@@ -30,6 +30,10 @@ pub const TEXT: &[&str] = &["<text>"];
 /// 0x hex, or `any` (RPMSG_ADDR_ANY).
 pub const ADDR: &[&str] = &["<addr>"];
 
+/// Parameter value class: a ring's slots, a power of two from 2 to 1024
+/// (two at least: the stream pattern can have two credits unread).
+pub const SLOTS: &[&str] = &["<slots>"];
+
 /// Parses an rpmsg address as [`ADDR`] allows it.
 pub fn parse_addr(v: &str) -> Option<u32> {
     if v == "any" {
@@ -48,7 +52,7 @@ pub const KINDS: &[KindInfo] = &[
         params: &[
             ("wait", &["spin", "yield", "futex"], "how an empty or full ring is waited on"),
             ("copy", &["copy", "zero"], "zero: the sender builds the message in the ring"),
-            ("slots", &[], "messages the ring holds per direction (power of two)"),
+            ("slots", SLOTS, "messages the ring holds per direction (power of two, 2-1024)"),
             (
                 "push",
                 &["demote", "none"],
@@ -191,6 +195,8 @@ pub enum SpecError {
     UnknownParam { kind: String, param: String },
     #[error("link '{kind}': {param}={value} is not allowed: {allowed}")]
     BadValue { kind: String, param: String, value: String, allowed: String },
+    #[error("link '{kind}': {param} is given twice: give each parameter once")]
+    Duplicate { kind: String, param: String },
     #[error("link spec '{0}' is malformed: write kind[:path][?key=value&…]")]
     Malformed(String),
     #[error("link '{kind}' takes no path")]
@@ -253,6 +259,8 @@ impl LinkSpec {
                 !v.is_empty()
             } else if *allowed == ADDR {
                 parse_addr(v).is_some()
+            } else if *allowed == SLOTS {
+                v.parse::<u32>().is_ok_and(|n| n.is_power_of_two() && (2..=1024).contains(&n))
             } else {
                 allowed.contains(&v)
             };
@@ -263,6 +271,8 @@ impl LinkSpec {
                     "a non-empty text".to_string()
                 } else if *allowed == ADDR {
                     "an address: decimal, 0x hex, or any".to_string()
+                } else if *allowed == SLOTS {
+                    "a power of two from 2 to 1024".to_string()
                 } else {
                     format!("use {}", allowed.join(" or "))
                 };
@@ -273,7 +283,9 @@ impl LinkSpec {
                     allowed,
                 });
             }
-            params.insert(k.to_string(), v.to_string());
+            if params.insert(k.to_string(), v.to_string()).is_some() {
+                return Err(SpecError::Duplicate { kind: kind.to_string(), param: k.to_string() });
+            }
         }
         // A device kind needs its path, unless a stand-in replaces the device.
         let emulated = params.contains_key("emulate");
@@ -381,8 +393,15 @@ mod tests {
         assert_eq!(e, "link 'shm': wait=sleep is not allowed: use spin or yield or futex");
         let e = LinkSpec::parse("pipe?wait=spin").unwrap_err().to_string();
         assert_eq!(e, "link 'pipe' has no parameter 'wait': it takes none");
-        let e = LinkSpec::parse("shm?slots=0").unwrap_err().to_string();
-        assert!(e.contains("a positive whole number"), "{e}");
+        // The ring's slots are checked here, not when every cell fails
+        // (shm?slots=3 was accepted and failed each cell, issue #22).
+        for bad in ["0", "3", "2048", "1099511627776", "x"] {
+            let e = LinkSpec::parse(&format!("shm?slots={bad}")).unwrap_err().to_string();
+            assert!(e.contains("a power of two from 2 to 1024"), "{bad}: {e}");
+        }
+        assert!(LinkSpec::parse("shm?slots=64").is_ok());
+        let e = LinkSpec::parse("shm?wait=spin&wait=futex").unwrap_err().to_string();
+        assert_eq!(e, "link 'shm': wait is given twice: give each parameter once");
         assert!(matches!(LinkSpec::parse("shm?wait"), Err(SpecError::Malformed(_))));
         assert!(matches!(LinkSpec::parse(""), Err(SpecError::Malformed(_))));
         assert!(matches!(LinkSpec::parse("pipe:/x"), Err(SpecError::UnexpectedPath { .. })));

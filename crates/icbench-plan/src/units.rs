@@ -31,6 +31,9 @@ pub fn parse_one(s: &str) -> Result<u64, String> {
 /// Parses a size list; sorted, without duplicates.
 pub fn parse(s: &str) -> Result<Vec<u64>, String> {
     let mut out = Vec::new();
+    if !s.trim().is_empty() && s.split(',').any(|p| p.trim().is_empty()) {
+        return Err(format!("'{s}' has an empty size between commas: e.g. --sizes 64,4K"));
+    }
     for part in s.split(',').filter(|p| !p.trim().is_empty()) {
         match part.split_once('-') {
             Some((a, b)) => {
@@ -134,6 +137,8 @@ mod tests {
         assert!(parse("12Q").unwrap_err().contains("unknown unit"));
         assert!(parse("64-1").unwrap_err().contains("backwards"));
         assert!(parse("x").is_err());
+        assert!(parse("64,,4K").unwrap_err().contains("empty size"));
+        assert!(parse("64,").unwrap_err().contains("empty size"));
     }
 
     #[test]

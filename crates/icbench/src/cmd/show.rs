@@ -30,8 +30,9 @@ pub(crate) fn open_existing(path: &std::path::Path) -> Result<Store> {
 }
 
 pub fn runs(a: &DbArgs) -> Result<ExitCode> {
-    // Nothing stored yet is an empty list, not an error, and creates nothing.
-    let stored = if a.db.exists() { open_store(&a.db)?.list_runs()? } else { Vec::new() };
+    // A database that is not there is refused as `show` refuses it (a
+    // mistyped --db listed nothing with exit 0, issue #22); nothing is made.
+    let stored = open_existing(&a.db)?.list_runs()?;
     let rows: Vec<RunListRow> = stored
         .into_iter()
         .map(|r| RunListRow {
