@@ -235,6 +235,29 @@ pub(crate) fn num<T: std::str::FromStr>(
 ) -> Result<T, ImportError> {
     s.trim().parse().map_err(|_| ImportError::Line {
         line,
-        msg: format!("{what} '{}' is not a number", s.trim()),
+        msg: format!("{what} '{}' is not a number", quote(s.trim())),
     })
+}
+
+/// The most of an offending input an error quotes, in characters.
+const QUOTE_MAX: usize = 60;
+
+/// Input quoted in an error: control characters escaped (a file's
+/// `ESC]0;…BEL` or `ESC[2J` must not reach the user's terminal) and cut at
+/// [`QUOTE_MAX`] characters (a 100 MB line once went whole to stderr;
+/// issue #22).
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == QUOTE_MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

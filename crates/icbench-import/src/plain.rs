@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use icbench_model::Pattern;
+use icbench_model::{MAX_TRACKABLE_NS, Pattern};
 
 use crate::{ImportError, Imported, Options, num, rate_cell, sample_cell};
 
@@ -22,6 +22,11 @@ pub const DEFAULT_LINK: &str = "imported";
 
 /// A rate more than this many times the median of its peers is flagged.
 pub const OUTLIER_FACTOR: f64 = 100.0;
+/// The highest rate a CSV may state: 1 EB/s, the most a cell's byte count
+/// can hold for its one-second window. Implausible rates below it (ADI's
+/// published 25 TB/s) are imported as published and flagged by the rate
+/// sanity warnings, not refused.
+const MAX_RATE: f64 = 1e18;
 
 /// (link, pattern, size_bytes, blocks) of a sample row.
 type SampleKey = (String, Pattern, u64, Option<u32>);
@@ -63,7 +68,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             Some(p) => {
                 return Err(ImportError::Line {
                     line,
-                    msg: format!("pattern '{p}': use pingpong or bulk"),
+                    msg: format!("pattern '{}': use pingpong or bulk", crate::quote(p)),
                 });
             }
         };
@@ -72,10 +77,15 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         let blocks: Option<u32> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
         if let Some(t) = get(time_col) {
             let t: f64 = num(t, line, "time_ns")?;
-            if t.is_nan() || t <= 0.0 {
+            // Whole nanoseconds, up to what a histogram holds: 1e-300 was
+            // stored as a 0 ns round trip, inf and 9.3e18 failed late.
+            if !(1.0..=MAX_TRACKABLE_NS as f64).contains(&t) {
                 return Err(ImportError::Line {
                     line,
-                    msg: format!("time_ns {t} is not positive"),
+                    msg: format!(
+                        "time_ns {t} is outside 1 ns … {} s (icbench keeps whole nanoseconds)",
+                        MAX_TRACKABLE_NS / 1_000_000_000
+                    ),
                 });
             }
             let key = (link, pattern, size, blocks);
@@ -85,10 +95,10 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             }
         } else if let Some(r) = get(rate_col) {
             let rate: f64 = num(r, line, "bytes_per_s")?;
-            if rate.is_nan() || rate <= 0.0 {
+            if rate <= 0.0 || !(..=MAX_RATE).contains(&rate) {
                 return Err(ImportError::Line {
                     line,
-                    msg: format!("bytes_per_s {rate} is not positive"),
+                    msg: format!("bytes_per_s {rate} is outside 0 … {MAX_RATE:e} B/s (what a cell can hold)"),
                 });
             }
             let transfer =

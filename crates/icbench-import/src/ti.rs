@@ -31,7 +31,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         }
         let (us, count) = line.split_once(',').ok_or_else(|| ImportError::Line {
             line: no,
-            msg: format!("'{}' is not '<usec> , <count>'", line.trim()),
+            msg: format!("'{}' is not '<usec> , <count>'", crate::quote(line.trim())),
         })?;
         let us: i64 = num(us, no, "usec")?;
         let count: u64 = num(count, no, "count")?;

@@ -186,6 +186,39 @@ fn bad_input_names_the_line() {
     assert!(e.to_string().contains("time_ns or a bytes_per_s"), "{e}");
 }
 
+/// Values no measurement can have are refused with their line, before
+/// anything is stored (issue #22): inf, 1e30 and 9.3e18 ns, a 1e-300 ns
+/// round trip that stored as 0 ns, a rate past what a cell holds or past f64.
+#[test]
+fn a_csv_value_out_of_range_is_refused_with_its_line() {
+    let csv = |col: &str, v: &str| format!("size_bytes,{col}\n64,1000\n64,{v}\n");
+    for v in ["inf", "1e30", "9.3e18", "1e-300", "0", "-5", "NaN"] {
+        let e = parse(Format::Csv, &csv("time_ns", v), &Options::default()).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("line 3: time_ns") && e.contains("outside 1 ns"), "{v}: {e}");
+    }
+    for v in ["1e400", "1e30", "inf", "0"] {
+        let e = parse(Format::Csv, &csv("bytes_per_s", v), &Options::default()).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("line 3: bytes_per_s") && e.contains("outside 0"), "{v}: {e}");
+    }
+    assert!(parse(Format::Csv, &csv("time_ns", "1.5"), &Options::default()).is_ok());
+}
+
+/// Offending input is quoted short and with control characters escaped: a
+/// file's terminal escapes never reach the terminal, a huge line never
+/// floods it.
+#[test]
+fn offending_input_is_quoted_short_and_escaped() {
+    let evil = format!("\u{1b}]0;owned\u{7}\u{1b}[2J{}", "9".repeat(10_000));
+    let e = parse(Format::Csv, &format!("size_bytes,time_ns\n64,{evil}x\n"), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
+    assert!(e.contains("\\u{1b}]0;owned\\u{7}"), "{e:?}");
+    assert!(e.len() < 200, "{} bytes", e.len());
+}
+
 /// The tty and netlink logs differ only by `n:`: each format refuses the
 /// other's log and names the right one, instead of importing a tty log as
 /// netlink with every block count read as 1.
