@@ -128,6 +128,15 @@ pub fn parse_hist(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             }
         }
     }
+    // cyclictest writes its summary after the bins: a file without it was
+    // cut short, and its upper bins (the tail) are missing (issue #22).
+    if !text.lines().any(|l| l.trim_start().starts_with("# Max Latencies:")) {
+        imp.warnings.push(
+            "no '# Max Latencies:' summary after the bins: the file is cut short (cyclictest \
+             writes it last), so the tail of the distribution may be missing"
+                .to_string(),
+        );
+    }
     for (th, b) in columns.iter().enumerate() {
         if !b.is_empty() {
             imp.cells.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b));

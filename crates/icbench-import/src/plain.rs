@@ -98,7 +98,9 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             if rate <= 0.0 || !(..=MAX_RATE).contains(&rate) {
                 return Err(ImportError::Line {
                     line,
-                    msg: format!("bytes_per_s {rate} is outside 0 … {MAX_RATE:e} B/s (what a cell can hold)"),
+                    msg: format!(
+                        "bytes_per_s {rate} is outside 0 … {MAX_RATE:e} B/s (what a cell can hold)"
+                    ),
                 });
             }
             let transfer =

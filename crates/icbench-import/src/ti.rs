@@ -48,6 +48,15 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         // The middle of the 1 µs bin the tool truncated into.
         buckets.push((us as u64 * 1000 + 500, count));
     }
+    // The tool writes whole lines; a last line without its newline was cut
+    // in the middle (issue #22).
+    if !text.is_empty() && !text.ends_with('\n') {
+        imp.warnings.push(
+            "the last line has no newline: the file is cut short, and the bins after it \
+             (the tail) may be missing"
+                .to_string(),
+        );
+    }
     if negative > 0 {
         imp.warnings.push(format!(
             "{negative} round trips with a negative latency cannot be true (the tool subtracts \

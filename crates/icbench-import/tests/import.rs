@@ -205,6 +205,25 @@ fn a_csv_value_out_of_range_is_refused_with_its_line() {
     assert!(parse(Format::Csv, &csv("time_ns", "1.5"), &Options::default()).is_ok());
 }
 
+/// A histogram file cut short imports what it has, with a warning that
+/// says so (before, half the data with no warning).
+#[test]
+fn a_histogram_file_cut_short_is_flagged() {
+    let whole = file("cyclictest-hist.txt");
+    let cut = &whole[..whole.find("# Min").unwrap() - 40];
+    let w = parse(Format::CyclictestHist, cut, &Options::default()).unwrap().warnings;
+    assert!(w.iter().any(|w| w.contains("cut short")), "{w:?}");
+    let w = parse(Format::CyclictestHist, &whole, &Options::default()).unwrap().warnings;
+    assert!(!w.iter().any(|w| w.contains("cut short")), "{w:?}");
+    let ti = file("ti-histogram.txt");
+    let opts = Options { size_bytes: Some(64), ..Options::default() };
+    let cut = &ti[..ti.len() - 1]; // "194 , 6" may have been "194 , 60"
+    let w = parse(Format::TiHistogram, cut, &opts).unwrap().warnings;
+    assert!(w.iter().any(|w| w.contains("cut short")), "{w:?}");
+    let w = parse(Format::TiHistogram, &ti, &opts).unwrap().warnings;
+    assert!(!w.iter().any(|w| w.contains("cut short")), "{w:?}");
+}
+
 /// Offending input is quoted short and with control characters escaped: a
 /// file's terminal escapes never reach the terminal, a huge line never
 /// floods it.
