@@ -223,3 +223,30 @@ fn bad_analysis_input_is_one_line_and_exit_code_2() {
     let e = fails(&db, &["export", "99", "-f", "csv"]);
     assert!(e.contains("99"), "{e}");
 }
+
+/// Junk given to import is refused before it is read whole: a device or a
+/// FIFO (read for ever) and a file larger than any result file, each with
+/// one line and exit 2, and nothing stored (issue #22).
+#[test]
+fn import_refuses_what_is_not_a_result_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let big = dir.path().join("big.csv");
+    std::fs::File::create(&big).unwrap().set_len(65 << 20).unwrap();
+    for (path, want) in [
+        (Path::new("/dev/zero"), "not a regular file"),
+        (big.as_path(), "larger than any result file"),
+    ] {
+        let out = icbench()
+            .arg("import")
+            .arg(path)
+            .args(["-f", "csv", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want) && err.trim().lines().count() == 1, "{err}");
+    }
+    assert!(!db.exists(), "a refused import stored something");
+}
