@@ -23,6 +23,7 @@ mod stream_p2h;
 #[cfg(test)]
 mod testing;
 mod watchdog;
+pub use watchdog::MIN_TIMEOUT;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

@@ -28,6 +28,11 @@ use icbench_link::{Abort, Health};
 /// is unparked at once when the cell ends.
 const LOOK_EVERY: Duration = Duration::from_millis(20);
 
+/// The shortest `--timeout` the watchdog can honour: five of its looks.
+/// Shorter (`--timeout 1us`) was accepted and timed out some cells and not
+/// others, by when the look fell (issue #22).
+pub const MIN_TIMEOUT: Duration = Duration::from_millis(100);
+
 /// How often a link's health check runs (it reads a sysfs file).
 const HEALTH_EVERY: Duration = Duration::from_millis(100);
 

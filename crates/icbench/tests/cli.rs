@@ -273,6 +273,15 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "32M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
+        // issue #22: panics, and timeouts the watchdog cannot honour
+        (vec!["run", "--timeout", "99999999999999999999h"], "longest allowed, 7 days"),
+        (vec!["run", "--cell-time", "18446744073709551615s"], "longest allowed, 7 days"),
+        (vec!["timer", "-D", "99999999999999999999h"], "longest allowed, 7 days"),
+        (vec!["wakeup", "--timeout", "18446744073709551615s"], "longest allowed, 7 days"),
+        (vec!["run", "--timeout", "1us"], "below the shortest the watchdog honours"),
+        (vec!["run", "-L", "shm?slots=3"], "a power of two from 2 to 1024"),
+        (vec!["run", "-L", "shm?wait=spin&wait=yield"], "wait is given twice"),
+        (vec!["run", "-s", "64,,4K"], "empty size between commas"),
         (vec!["run", "--peer", "thread", "--peer-fault", "die-after=3"], "needs --peer process"),
     ] {
         let (code, err) = fails(&args);
@@ -284,8 +293,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
 }
 
 /// The commands that only read runs refuse a database that is not there
-/// (a mistyped --db, the wrong directory) and leave no empty one behind;
-/// `runs` lists nothing. With a database, the run is checked.
+/// (a mistyped --db, the wrong directory) and leave no empty one behind,
+/// `runs` too. With a database, the run is checked.
 #[test]
 fn reading_commands_need_a_database_and_create_none() {
     let db = db();

@@ -57,6 +57,12 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
     };
     let (tx, rx) = resolve_pair(a.cpus.as_deref())?;
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
+    if timeout < icbench_engine::MIN_TIMEOUT {
+        return Err(bad(format!(
+            "--timeout {}: below the shortest the watchdog honours, 100ms",
+            a.timeout
+        )));
+    }
     let cfg = WakeupConfig {
         sender_cpu: tx,
         receiver_cpu: rx,

@@ -292,6 +292,12 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
     }
     let nanos = |d: std::time::Duration| d.as_nanos().min(u128::from(u64::MAX)) as u64;
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
+    if timeout < icbench_engine::MIN_TIMEOUT {
+        return Err(bad(format!(
+            "--timeout {}: below the shortest the watchdog honours, 100ms",
+            a.timeout
+        )));
+    }
     let cell_time = sizes::duration(&a.cell_time).map_err(|e| bad(format!("--cell-time: {e}")))?;
     let fault = a
         .peer_fault
