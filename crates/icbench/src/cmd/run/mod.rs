@@ -7,6 +7,8 @@
 //! cell group, with a Ctrl-C handler, the budget and a progress bar),
 //! [`finish`] (end status, tables or JSON).
 
+#[cfg(test)]
+mod arg_fuzz;
 mod flags;
 mod record;
 mod settings;
