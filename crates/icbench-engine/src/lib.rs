@@ -8,6 +8,7 @@ pub mod clock;
 pub mod counter;
 pub mod cpu;
 pub mod ctrl;
+pub mod disturb;
 pub mod floor;
 pub mod oneway;
 pub mod payload;
@@ -37,6 +38,7 @@ pub use common_clock::ClockChecks;
 pub use pattern::{Budget, CellError};
 pub use peer::Fault;
 
+use disturb::{Sampler, Task};
 use session::Session;
 use watchdog::{Fired, Watchdog};
 
@@ -250,8 +252,16 @@ pub fn run_link(
             // N fresh sessions of their own, torn down when the cell ends.
             let fault = if started == 0 { cfg.fault } else { None };
             started += 1;
+            // The CPUs' counters only: N threads on each side.
+            let sampler = Sampler::new(cfg.host_cpu, cfg.peer_cpu, None, None);
+            let before = sampler.read();
             match channels::measure(cfg, spec, cell, fault) {
-                Some(outcome) => obs.cell_finished(&CellResult { key, outcome }),
+                Some(mut outcome) => {
+                    if let CellOutcome::Measured(d) = &mut outcome {
+                        d.disturbance = Some(sampler.between(&before, &sampler.read()));
+                    }
+                    obs.cell_finished(&CellResult { key, outcome })
+                }
                 None => {
                     if let Some(s) = session.take() {
                         s.close(false);
@@ -378,11 +388,16 @@ fn measure_cell(
         return (Some(CellOutcome::Failed { reason: e.to_string() }), None);
     }
     let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), s.host.health(), cfg.stop);
+    // The counters are read around the whole cell, outside every timed loop.
+    let sampler = Sampler::new(cfg.host_cpu, cfg.peer_cpu, Some(Task::current()), s.peer_task());
+    let before = sampler.read();
     let result = run_pattern(cfg, &mut s, cell, wd.progress());
+    let after = sampler.read();
     let fired = wd.finish();
     let err = match result {
-        Ok(data) => {
+        Ok(mut data) => {
             s.abort.clear();
+            data.disturbance = Some(sampler.between(&before, &after));
             return (Some(CellOutcome::Measured(data)), Some(s));
         }
         // The peer cannot do this cell, but the session is sound.

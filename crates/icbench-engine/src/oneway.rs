@@ -169,6 +169,7 @@ pub fn oneway(
         counters,
         channels: None,
         per_channel: Vec::new(),
+        disturbance: None,
         adaptive: None,
     })
 }

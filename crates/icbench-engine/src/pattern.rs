@@ -344,6 +344,7 @@ pub fn pingpong(
         channels: None,
         adaptive,
         per_channel: Vec::new(),
+        disturbance: None,
     })
 }
 
@@ -482,6 +483,7 @@ fn stream_phases(
         channels: None,
         adaptive: None,
         per_channel: Vec::new(),
+        disturbance: None,
     })
 }
 

@@ -35,15 +35,12 @@ enum Peer {
     /// icbench's own peer process, or a `--peer-cmd` program (`hold`: the
     /// peer end's descriptors, kept open while the program uses them by
     /// path, so that a pty master does not see its slave closed).
-    Process {
-        child: Child,
-        pidfd: Option<Arc<OwnedFd>>,
-        own: bool,
-        hold: Vec<OwnedFd>,
-    },
+    Process { child: Child, pidfd: Option<Arc<OwnedFd>>, own: bool, hold: Vec<OwnedFd> },
     Thread {
         join: JoinHandle<Result<(), LinkError>>,
         abort: Abort,
+        /// The thread's id (for its counters, `disturb`).
+        tid: i32,
     },
     /// Whatever answers on the device.
     Remote,
@@ -218,10 +215,19 @@ fn spawn_own(
                 }
             }
             let fds: Vec<i32> = handoff.fds.iter().map(AsRawFd::as_raw_fd).collect();
-            // SAFETY: only async-signal-safe calls (fcntl, prctl, setpgid) between
-            // fork and exec.
+            // The peer is born on its CPU: it pins itself again first thing,
+            // but its exec and start then run there and not on the host's
+            // CPU, and its first cell does not count a move to its CPU as a
+            // migration (disturb.rs). Built before the fork.
+            // SAFETY: cpu_set_t is plain data; CPU_SET writes inside it.
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            unsafe { libc::CPU_SET(cfg.peer_cpu as usize, &mut set) };
+            // SAFETY: only async-signal-safe calls (fcntl, sched_setaffinity,
+            // prctl, setpgid) between fork and exec.
             unsafe {
                 cmd.pre_exec(move || {
+                    // A failure is the peer's own pin's to report.
+                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
                     for &fd in &fds {
                         if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
                             return Err(std::io::Error::last_os_error());
@@ -259,7 +265,7 @@ fn spawn_own(
                 .name("icbench-peer".into())
                 .spawn(move || {
                     let placed = place_thread(cpu, fifo);
-                    let _ = placed_tx.send(());
+                    let _ = placed_tx.send(rustix::thread::gettid().as_raw_nonzero().get());
                     let attached = match (placed, role) {
                         (Err(e), _) => Err(e),
                         // The bare loop takes the descriptors over.
@@ -285,8 +291,8 @@ fn spawn_own(
             // Blocked until the peer has moved to its CPU: it starts on this
             // one, and under SCHED_FIFO a host end spinning here would never
             // let it run (cpu::spawn_pinned says why).
-            let _ = placed_rx.recv();
-            Peer::Thread { join, abort: peer_abort }
+            let tid = placed_rx.recv().unwrap_or(0);
+            Peer::Thread { join, abort: peer_abort, tid }
         }
     };
     Ok(peer)
@@ -296,6 +302,21 @@ impl Session {
     pub(crate) fn pidfd(&self) -> Option<Arc<OwnedFd>> {
         match &self.peer {
             Peer::Process { pidfd, .. } => pidfd.clone(),
+            Peer::Thread { .. } | Peer::Remote => None,
+        }
+    }
+
+    /// Where the peer's serving thread keeps its counters: a process
+    /// peer's main thread, a thread peer's own; none for a remote peer.
+    pub(crate) fn peer_task(&self) -> Option<crate::disturb::Task> {
+        match &self.peer {
+            Peer::Process { child, .. } => {
+                let pid = child.id() as i32;
+                Some(crate::disturb::Task::of(pid, pid))
+            }
+            Peer::Thread { tid, .. } if *tid > 0 => {
+                Some(crate::disturb::Task::of(std::process::id() as i32, *tid))
+            }
             Peer::Thread { .. } | Peer::Remote => None,
         }
     }
@@ -320,7 +341,7 @@ impl Session {
                 drop(host);
                 how
             }
-            Peer::Thread { join, abort } => {
+            Peer::Thread { join, abort, .. } => {
                 drop(host);
                 stop_thread(join, &abort, "peer")
             }
@@ -380,7 +401,7 @@ impl BareSession {
         match peer {
             Peer::Remote => None,
             Peer::Process { mut child, .. } => reap(&mut child, QUIT_GRACE),
-            Peer::Thread { join, abort } => stop_thread(join, &abort, "bare peer"),
+            Peer::Thread { join, abort, .. } => stop_thread(join, &abort, "bare peer"),
         }
     }
 }

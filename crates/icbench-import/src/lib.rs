@@ -169,6 +169,7 @@ pub(crate) fn sample_cell(
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -195,6 +196,7 @@ pub(crate) fn rate_cell(
             channels: Some(channels),
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -223,6 +225,7 @@ pub(crate) fn hist_cell(
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }

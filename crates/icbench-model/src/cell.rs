@@ -172,6 +172,10 @@ pub struct CellData {
     /// window they were all counted over, and `latency` their merged
     /// histogram. Empty for a single link and for imported cells.
     pub per_channel: Vec<ChannelData>,
+    /// What the operating system counted on the two CPUs and threads while
+    /// the cell ran; `None` for imported cells and cells measured before
+    /// icbench kept it (schema 10).
+    pub disturbance: Option<crate::Disturbance>,
 }
 
 /// One channel of a multi-channel cell. Every channel is counted over the

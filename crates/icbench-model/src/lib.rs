@@ -9,6 +9,7 @@
 
 mod cell;
 mod direction;
+mod disturb;
 mod hist;
 mod run;
 
@@ -16,6 +17,7 @@ pub use cell::{
     Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Pattern, PatternParseError,
 };
 pub use direction::{Direction, DirectionParseError};
+pub use disturb::{Disturbance, EndDisturbance};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{
     BareComparison, FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,

@@ -568,6 +568,7 @@ mod tests {
             counters: LinkCounters::default(),
             channels,
             per_channel: Vec::new(),
+            disturbance: None,
             adaptive: None,
         }
     }

@@ -47,6 +47,19 @@ pub const CSV_COLUMNS: &[&str] = &[
     "window_ns",
     "jain_index",
     "channel_min_over_max",
+    // What disturbed the cell (issue #15): the verdict, its causes, and the
+    // counters that judge it, per end; empty where not kept or not offered.
+    "disturbed",
+    "disturbed_by",
+    "span_ns",
+    "steal_ns_host",
+    "steal_ns_peer",
+    "runq_wait_ns_host",
+    "runq_wait_ns_peer",
+    "involuntary_switches_host",
+    "involuntary_switches_peer",
+    "migrations_host",
+    "migrations_peer",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -70,7 +83,8 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
                    msgs: Option<f64>,
                    bps: Option<f64>,
                    direction: &str,
-                   cw: Option<&crate::ChannelsView>|
+                   cw: Option<&crate::ChannelsView>,
+                   d: Option<&crate::DisturbanceView>|
      -> Result<(), csv::Error> {
         let m = s.map(|s| s.summary);
         let mut rec = vec![
@@ -110,6 +124,20 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
         rec.push(cw.map_or(String::new(), |c| c.window_ns.to_string()));
         rec.push(num(fair.map(|f| f.jain)));
         rec.push(num(fair.map(|f| f.min_over_max)));
+        rec.push(d.map_or(String::new(), |d| d.disturbed.to_string()));
+        rec.push(d.map_or(String::new(), |d| d.causes.join("; ")));
+        let int = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        let (h, p) = (d.map(|d| d.counters.host), d.map(|d| d.counters.peer));
+        rec.push(int(d.map(|d| d.counters.span_ns)));
+        for f in [
+            |e: icbench_model::EndDisturbance| e.steal_ns,
+            |e: icbench_model::EndDisturbance| e.runq_wait_ns,
+            |e: icbench_model::EndDisturbance| e.involuntary_switches,
+            |e: icbench_model::EndDisturbance| e.migrations,
+        ] {
+            rec.push(int(h.and_then(f)));
+            rec.push(int(p.and_then(f)));
+        }
         w.write_record(&rec)
     };
     for r in &view.pingpong {
@@ -127,6 +155,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.bytes_per_s,
             "",
             r.common_window.as_ref(),
+            r.disturbance.as_ref(),
         )?;
     }
     for r in &view.stream {
@@ -144,6 +173,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.bytes_per_s,
             &r.direction,
             r.common_window.as_ref(),
+            r.disturbance.as_ref(),
         )?;
     }
     for r in &view.bulk {
@@ -161,6 +191,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             r.bytes_per_s,
             "",
             None,
+            r.disturbance.as_ref(),
         )?;
     }
     for r in &view.timer {
@@ -177,6 +208,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             None,
             "",
+            None,
             None,
         )?;
     }
@@ -195,6 +227,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             None,
             &r.direction,
             None,
+            r.disturbance.as_ref(),
         )?;
     }
     w.flush()?;

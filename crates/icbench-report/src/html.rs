@@ -166,6 +166,7 @@ fn run_section(h: &mut String, figs: &mut Vec<(String, String)>, r: &ReportRun<'
     cpu_pair_figures(h, figs, v);
     histogram_figures(h, figs, id, r.cells);
     stats_table(h, v);
+    crate::disturbed::html(h, v);
     model_table(h, &models);
     targets_table(h, v);
 }

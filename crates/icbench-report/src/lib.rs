@@ -8,6 +8,7 @@
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
 pub mod compare;
+pub mod disturbed;
 pub mod effects;
 pub mod export;
 pub mod format;
@@ -22,6 +23,7 @@ pub mod svg;
 pub mod table;
 pub mod view;
 
+pub use disturbed::DisturbanceView;
 pub use pairs::{CpuPairMatrix, PairValue};
 pub use stats::CellStats;
 pub use view::{

@@ -238,6 +238,7 @@ mod tests {
                 channels: None,
                 adaptive: None,
                 per_channel: Vec::new(),
+                disturbance: None,
             }),
         }
     }

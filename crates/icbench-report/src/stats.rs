@@ -130,6 +130,7 @@ mod tests {
             counters: Default::default(),
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         };
         let s = CellStats::of(&d).unwrap();
         assert_eq!(s.from, FROM_RAW);

@@ -7,6 +7,7 @@ use std::io::Write;
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
+use crate::disturbed::marked;
 use crate::format;
 use crate::pairs::{CpuPairMatrix, PairValue};
 use crate::stats::CellStats;
@@ -138,7 +139,7 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
         if r.status == "ok" {
             match &r.rtt_ns {
                 Some(s) => line.extend([
-                    format::ns(s.summary.p50),
+                    marked(format::ns(s.summary.p50), &r.disturbance),
                     median_ci_short(s),
                     format::ns(s.summary.p99),
                     format::ns(s.summary.max),
@@ -210,7 +211,7 @@ fn oneway_table(rows: &[OneWayRow]) -> Table {
             Some(s) if r.status == "ok" => line.extend([
                 s.summary.count.to_string(),
                 format::ns(s.summary.min),
-                format::ns(s.summary.p50),
+                marked(format::ns(s.summary.p50), &r.disturbance),
                 median_ci_short(s),
                 format::ns(s.summary.p99),
                 format::ns(s.summary.max),
@@ -330,12 +331,45 @@ statistics per cell (ns; outliers are flagged, never removed)"
     for n in notes {
         writeln!(out, "note: {n}")?;
     }
+    let rows = crate::disturbed::counters_rows(view);
+    if !rows.is_empty() {
+        writeln!(
+            out,
+            "\ndisturbance per cell: the kernel's counters over the cell, host / peer \
+             ({} marks a disturbed cell, docs/method.md)",
+            crate::disturbed::MARK
+        )?;
+        let mut t = table(&crate::disturbed::COUNTERS_HEADER);
+        for r in rows {
+            t.add_row(r);
+        }
+        right_align(&mut t, 3);
+        writeln!(out, "{t}")?;
+    }
+    disturbed_lines(view, out)?;
     let chans = channel_cells(view);
     if !chans.is_empty() {
         writeln!(out, "\nper channel ({CHANNELS_NOTE})")?;
         writeln!(out, "{}", per_channel_table(&chans))?;
     }
     warnings(view, out)
+}
+
+/// The disturbed cells, each with what disturbed it.
+fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    let lines = crate::disturbed::footnotes(view);
+    if !lines.is_empty() {
+        writeln!(
+            out,
+            "\ndisturbed cells (the kernel's counters crossed a threshold, docs/method.md):"
+        )?;
+        for l in lines {
+            for w in format::wrap(&l, 100) {
+                writeln!(out, "{w}")?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
@@ -358,7 +392,7 @@ fn stream_table(rows: &[StreamRow]) -> Table {
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
-                format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
+                marked(format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"), &r.disturbance),
                 r.over_memcpy.map_or("–".into(), format::ratio),
                 r.window.map_or("–".into(), |w| format!("{w} msg")),
             ]);
@@ -484,7 +518,7 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
             Some(s) if r.status == "ok" => {
                 line.extend([
                     s.summary.count.to_string(),
-                    format::ns(s.summary.p50),
+                    marked(format::ns(s.summary.p50), &r.disturbance),
                     format::ns(s.summary.p99),
                     format::ns(s.summary.max),
                     format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
@@ -659,6 +693,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", oneway_table(&view.oneway))?;
     }
     cpu_pairs(&view.cpu_pairs, out)?;
+    disturbed_lines(view, out)?;
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))
         || view.bulk.iter().any(|r| dimtass(&r.protocol))
@@ -1027,6 +1062,7 @@ mod tests {
             tx_busy: Some(busy),
             channels: None,
             common_window: None,
+            disturbance: None,
         }
     }
 
@@ -1057,6 +1093,7 @@ mod tests {
             counters: Default::default(),
             channels: None,
             per_channel: Vec::new(),
+            disturbance: None,
             adaptive: None,
         };
         let bulk = |busy: u64| BulkRow {
@@ -1072,6 +1109,7 @@ mod tests {
             transfers_per_s: Some(10.0),
             bytes_per_s: Some(81920.0),
             tx_busy: Some(busy),
+            disturbance: None,
         };
         let quiet = bulk_table(&[bulk(0)]).to_string();
         assert!(!quiet.contains(TX_BUSY), "{quiet}");

@@ -10,6 +10,7 @@ use icbench_stats::Fairness;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use crate::disturbed::DisturbanceView;
 use crate::pairs::CpuPairMatrix;
 use crate::stats::CellStats;
 
@@ -79,6 +80,9 @@ pub struct PingPongRow {
     /// each channel; its `msgs_per_s` and `bytes_per_s` are totals over it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub common_window: Option<ChannelsView>,
+    /// What disturbed the cell (issue #15), when its counters were kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<DisturbanceView>,
 }
 
 /// The channels of a multi-channel cell, all counted over one common
@@ -174,6 +178,9 @@ pub struct OneWayRow {
     /// Messages per second over the measured window (each paced by a
     /// return leg, so this is not a throughput).
     pub msgs_per_s: Option<f64>,
+    /// What disturbed the cell (issue #15), when its counters were kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<DisturbanceView>,
 }
 
 /// A timer (wake-up latency) cell.
@@ -220,6 +227,9 @@ pub struct StreamRow {
     /// A multi-channel cell: the common window and each channel.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub common_window: Option<ChannelsView>,
+    /// What disturbed the cell (issue #15), when its counters were kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<DisturbanceView>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
@@ -250,6 +260,9 @@ pub struct BulkRow {
     /// Writes the link refused for want of a buffer and retried (a full
     /// rpmsg TX ring: what stopped reference 000 past 5-6 KB).
     pub tx_busy: Option<u64>,
+    /// What disturbed the cell (issue #15), when its counters were kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<DisturbanceView>,
 }
 
 /// One of the performance targets, measured against the same run's floor.
@@ -377,8 +390,10 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         tx_busy: None,
         adaptive: None,
         common_window: None,
+        disturbance: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.disturbance = DisturbanceView::of(d);
         row.common_window = channels_view(d);
         row.rtt_ns = CellStats::of(d);
         row.channels = d.channels;
@@ -431,8 +446,10 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         tx_busy: None,
         channels: None,
         common_window: None,
+        disturbance: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.disturbance = DisturbanceView::of(d);
         row.channels = d.channels;
         row.common_window = channels_view(d);
         row.messages = Some(d.messages);
@@ -460,8 +477,10 @@ fn oneway_row(c: &CellResult) -> OneWayRow {
         max_bytes,
         oneway_ns: None,
         msgs_per_s: None,
+        disturbance: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.disturbance = DisturbanceView::of(d);
         row.oneway_ns = CellStats::of(d);
         row.msgs_per_s = Some(d.msgs_per_s());
     }
@@ -483,8 +502,10 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         transfers_per_s: None,
         bytes_per_s: None,
         tx_busy: None,
+        disturbance: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
+        row.disturbance = DisturbanceView::of(d);
         row.transfer_ns = CellStats::of(d);
         row.transfers_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
@@ -705,6 +726,7 @@ mod channel_tests {
                 chan(0, 128_000, 0, 99_000_000),
                 chan(1, 64_000, 50_000_000, 49_000_000),
             ],
+            disturbance: None,
         };
         let v = channels_view(&d).unwrap();
         assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));
@@ -828,6 +850,7 @@ mod bare_target_tests {
             tx_busy: None,
             channels: None,
             common_window: None,
+            disturbance: None,
         }
     }
 

@@ -29,6 +29,7 @@
 
 mod ci;
 mod compare;
+pub mod disturbance;
 pub mod effects;
 mod fairness;
 mod fit;

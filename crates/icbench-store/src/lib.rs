@@ -13,6 +13,7 @@
 //! `src/migrations/`. A file written by a newer icbench is refused rather
 //! than misread.
 
+mod disturbance;
 mod error;
 mod ids;
 mod schema;

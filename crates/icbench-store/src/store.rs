@@ -63,12 +63,12 @@ pub struct StoredRun {
 }
 
 /// Maps a rusqlite error to [`StoreError::Sql`] with the path and operation.
-fn sql(path: &str, op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+pub(crate) fn sql(path: &str, op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
     let path = path.to_string();
     move |source| StoreError::Sql { path, op, source }
 }
 
-fn to_i64(path: &str, what: &'static str, value: u64) -> Result<i64, StoreError> {
+pub(crate) fn to_i64(path: &str, what: &'static str, value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError::TooLarge { path: path.to_string(), what, value })
 }
 
@@ -278,9 +278,11 @@ impl Store {
         let mut raw = None;
         let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
         let mut channels = Vec::new();
+        let mut disturbance = None;
         match &cell.outcome {
             CellOutcome::Measured(d) => {
                 shape = (d.channels, d.adaptive);
+                disturbance = d.disturbance;
                 channels = channel_rows(path, &d.per_channel)?;
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
@@ -399,6 +401,9 @@ impl Store {
                 ],
             )
             .map_err(sql(path, OP))?;
+        }
+        if let Some(d) = &disturbance {
+            crate::disturbance::write(&tx, path, cell_id, d)?;
         }
         tx.commit().map_err(sql(path, OP))?;
         Ok(CellId(cell_id))
@@ -678,11 +683,15 @@ impl Store {
             .map_err(sql(path, OP))?;
         let mut cells = Vec::new();
         let mut multi = Vec::new();
+        let mut disturbance = crate::disturbance::load_run(&tx, path, run.0)?;
         for row in rows {
             let row = row.map_err(sql(path, OP))?;
             let id = row.id;
             let many = row.channels.is_some();
-            let cell = row.into_result(path)?;
+            let mut cell = row.into_result(path)?;
+            if let CellOutcome::Measured(d) = &mut cell.outcome {
+                d.disturbance = disturbance.remove(&id);
+            }
             if many && matches!(cell.outcome, CellOutcome::Measured(_)) {
                 multi.push((cells.len(), id));
             }
@@ -906,6 +915,7 @@ impl CellRow {
                     counters: LinkCounters { tx_busy: self.tx_busy.unwrap_or(0) },
                     channels: self.channels,
                     per_channel: Vec::new(),
+                    disturbance: None,
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
                         (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
                             target_rel,

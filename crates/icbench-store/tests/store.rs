@@ -2,8 +2,9 @@
 //! files (and in memory where the file does not matter).
 
 use icbench_model::{
-    Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter,
-    Floor, LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta, RunStatus, Sched,
+    Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, Disturbance,
+    EndDisturbance, FastCounter, Floor, LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta,
+    RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -96,6 +97,23 @@ fn measured_pingpong() -> CellResult {
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            // Every counter, with values past 2^32 where a counter can be.
+            disturbance: Some(Disturbance {
+                span_ns: 987_700_000,
+                host: EndDisturbance {
+                    cpu: 3,
+                    steal_ns: Some(10_000_000),
+                    interrupts: Some(5_000_000_000),
+                    softirqs: Some(77),
+                    voluntary_switches: Some(0),
+                    involuntary_switches: Some(2),
+                    migrations: Some(0),
+                    runq_wait_ns: Some(1_234_567),
+                    freq_khz_min: Some(1_200_000),
+                    freq_khz_max: Some(2_600_000),
+                },
+                peer: EndDisturbance { cpu: 5, interrupts: Some(9), ..EndDisturbance::default() },
+            }),
         }),
     }
 }
@@ -115,6 +133,7 @@ fn measured_stream() -> CellResult {
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -140,6 +159,7 @@ fn imported_bulk() -> CellResult {
                 reached: false,
             }),
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -181,6 +201,12 @@ fn measured_channels() -> CellResult {
             channels: Some(3),
             adaptive: None,
             per_channel,
+            // CPU counters only (N threads each side); absent stays absent.
+            disturbance: Some(Disturbance {
+                span_ns: 50_100_000,
+                host: EndDisturbance { cpu: 0, steal_ns: Some(0), ..EndDisturbance::default() },
+                peer: EndDisturbance { cpu: 1, steal_ns: None, ..EndDisturbance::default() },
+            }),
         }),
     }
 }
@@ -206,6 +232,7 @@ fn measured_bulk() -> CellResult {
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -226,6 +253,7 @@ fn measured_empty() -> CellResult {
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         }),
     }
 }
@@ -283,6 +311,7 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.counters, w.counters, "{ctx}: counters");
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
             assert_eq!(g.channels, w.channels, "{ctx}: channels");
+            assert_eq!(g.disturbance, w.disturbance, "{ctx}: disturbance");
             assert_eq!(g.per_channel.len(), w.per_channel.len(), "{ctx}: per_channel");
             for (gc, wc) in g.per_channel.iter().zip(&w.per_channel) {
                 let shape = |c: &ChannelData| {
@@ -494,6 +523,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     channels: None,
                     adaptive: None,
                     per_channel: Vec::new(),
+                    disturbance: None,
                 }),
             },
         )
@@ -851,6 +881,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 channels: None,
                 adaptive: None,
                 per_channel: Vec::new(),
+                disturbance: None,
             }),
         }
     };
@@ -890,6 +921,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 channels: None,
                 adaptive: None,
                 per_channel: Vec::new(),
+                disturbance: None,
             }),
         };
         store.insert_cell(run, &c).unwrap();

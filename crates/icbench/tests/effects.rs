@@ -48,6 +48,7 @@ fn measured(key: CellKey, p50_ns: u64, bytes_per_s: u64) -> CellResult {
         counters: LinkCounters::default(),
         channels: None,
         per_channel: Vec::new(),
+        disturbance: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

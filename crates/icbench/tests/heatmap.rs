@@ -37,6 +37,7 @@ fn measured(key: CellKey, ns: u64) -> CellResult {
         counters: LinkCounters::default(),
         channels: None,
         per_channel: Vec::new(),
+        disturbance: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

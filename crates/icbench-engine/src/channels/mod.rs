@@ -336,6 +336,7 @@ fn aggregate(
         channels: Some(chans.len() as u32),
         adaptive: None,
         per_channel: chans,
+        disturbance: None,
     }
 }
 

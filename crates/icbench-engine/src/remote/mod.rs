@@ -86,5 +86,6 @@ pub(crate) fn sampled(
         channels: None,
         adaptive: None,
         per_channel: Vec::new(),
+        disturbance: None,
     })
 }

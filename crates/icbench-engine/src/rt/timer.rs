@@ -194,6 +194,7 @@ fn measure_thread(
         channels: None,
         adaptive: None,
         per_channel: Vec::new(),
+        disturbance: None,
     })
 }
 

@@ -116,6 +116,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         channels: None,
         adaptive: None,
         per_channel: Vec::new(),
+        disturbance: None,
     }))
 }
 

@@ -94,6 +94,7 @@ impl Icb {
             channels: None,
             adaptive: None,
             per_channel: Vec::new(),
+            disturbance: None,
         })
     }
 

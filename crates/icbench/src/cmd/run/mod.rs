@@ -182,6 +182,14 @@ fn start(
         icbench_engine::clock::read_overhead_ns(10_000),
     );
     meta.notes.extend(notes);
+    // Named once here; in each cell such a counter is absent, never 0.
+    let missing = icbench_engine::disturb::missing(settings.host_cpu, settings.peer_cpu);
+    if !missing.is_empty() {
+        meta.notes.push(format!(
+            "disturbance counters this machine does not offer (absent from every cell): {}",
+            missing.join(", ")
+        ));
+    }
     if settings.source != "flags" {
         meta.notes.push(plan_note(plan, &settings.source));
     }

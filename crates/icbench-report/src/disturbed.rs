@@ -1,0 +1,183 @@
+//! A cell's disturbance as the renderers show it: the counters the engine
+//! read around the cell and, when a threshold was crossed, what disturbed
+//! it in words (issue #15; thresholds: `icbench_stats::disturbance`,
+//! docs/method.md "Disturbance").
+
+use icbench_model::{CellData, Disturbance};
+use serde::Serialize;
+
+/// The counters of a measured cell, with the verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct DisturbanceView {
+    #[serde(flatten)]
+    pub counters: Disturbance,
+    /// Whether any threshold was crossed.
+    pub disturbed: bool,
+    /// What crossed it, one phrase each ("host thread preempted: …").
+    pub causes: Vec<String>,
+}
+
+impl DisturbanceView {
+    /// The view of a measured cell; `None` when it has no counters
+    /// (imported, or measured before icbench kept them).
+    pub fn of(d: &CellData) -> Option<DisturbanceView> {
+        let counters = d.disturbance?;
+        let causes: Vec<String> =
+            icbench_stats::disturbance::causes(&counters).iter().map(ToString::to_string).collect();
+        Some(DisturbanceView { counters, disturbed: !causes.is_empty(), causes })
+    }
+}
+
+/// The mark a disturbed cell's figure carries in the tables.
+pub const MARK: &str = "!";
+
+/// `MARK` after a figure when the cell was disturbed.
+pub fn marked(figure: String, d: &Option<DisturbanceView>) -> String {
+    match d {
+        Some(v) if v.disturbed => format!("{figure} {MARK}"),
+        _ => figure,
+    }
+}
+
+/// One line per disturbed cell of a run: the cell and what disturbed it.
+pub fn footnotes(view: &crate::RunView) -> Vec<String> {
+    use crate::format::bytes;
+    use crate::table::{link_label, link_name, with_factors};
+    let mut out = Vec::new();
+    let mut add = |what: String, d: &Option<DisturbanceView>| {
+        if let Some(v) = d.as_ref().filter(|v| v.disturbed) {
+            out.push(format!("{MARK} {what}: {}", v.causes.join("; ")));
+        }
+    };
+    for r in &view.pingpong {
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+        add(format!("pingpong {link} {}", bytes(r.size_bytes)), &r.disturbance);
+    }
+    for r in &view.stream {
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+        add(format!("stream {link} {} {}", bytes(r.size_bytes), r.direction), &r.disturbance);
+    }
+    for r in &view.oneway {
+        add(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.disturbance);
+    }
+    for r in &view.bulk {
+        let size = format!("{}×{}", bytes(r.block_bytes), r.blocks);
+        add(format!("bulk {} {size}", link_name(&r.link, &r.protocol)), &r.disturbance);
+    }
+    out
+}
+
+/// The counters of every cell that has them, for `icbench show --stats`:
+/// one row per cell, host and peer side by side ("–": not offered here).
+pub fn counters_rows(view: &crate::RunView) -> Vec<Vec<String>> {
+    use crate::format::{bytes, ns};
+    use crate::table::{link_label, link_name, with_factors};
+    let mut cells: Vec<(String, String, String, &DisturbanceView)> = Vec::new();
+    for r in &view.pingpong {
+        if let Some(d) = &r.disturbance {
+            let link =
+                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+            cells.push(("pingpong".into(), link, bytes(r.size_bytes), d));
+        }
+    }
+    for r in &view.stream {
+        if let Some(d) = &r.disturbance {
+            let link =
+                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+            cells.push((format!("stream {}", r.direction), link, bytes(r.size_bytes), d));
+        }
+    }
+    for r in &view.oneway {
+        if let Some(d) = &r.disturbance {
+            cells.push((format!("oneway {}", r.direction), r.link.clone(), bytes(r.size_bytes), d));
+        }
+    }
+    for r in &view.bulk {
+        if let Some(d) = &r.disturbance {
+            let size = format!("{}×{}", bytes(r.block_bytes), r.blocks);
+            cells.push(("bulk".into(), link_name(&r.link, &r.protocol), size, d));
+        }
+    }
+    let pair = |h: Option<u64>, p: Option<u64>, f: &dyn Fn(u64) -> String| {
+        let one = |v: Option<u64>| v.map_or("–".to_string(), f);
+        format!("{} / {}", one(h), one(p))
+    };
+    let count = |v: u64| v.to_string();
+    let time = |v: u64| if v == 0 { "0".to_string() } else { ns(v as f64) };
+    cells
+        .into_iter()
+        .map(|(pattern, link, size, d)| {
+            let (h, p) = (&d.counters.host, &d.counters.peer);
+            vec![
+                pattern,
+                link,
+                size,
+                ns(d.counters.span_ns as f64),
+                pair(h.steal_ns, p.steal_ns, &time),
+                pair(h.runq_wait_ns, p.runq_wait_ns, &time),
+                pair(h.involuntary_switches, p.involuntary_switches, &count),
+                pair(h.voluntary_switches, p.voluntary_switches, &count),
+                pair(h.migrations, p.migrations, &count),
+                pair(h.interrupts, p.interrupts, &count),
+                pair(h.softirqs, p.softirqs, &count),
+                if d.disturbed { MARK.to_string() } else { String::new() },
+            ]
+        })
+        .collect()
+}
+
+/// The header of [`counters_rows`].
+pub const COUNTERS_HEADER: [&str; 12] = [
+    "pattern",
+    "link",
+    "size",
+    "span",
+    "steal\nhost / peer",
+    "run-queue wait\nhost / peer",
+    "preempted\nhost / peer",
+    "blocked\nhost / peer",
+    "migrations\nhost / peer",
+    "interrupts\nhost / peer",
+    "softirqs\nhost / peer",
+    "",
+];
+
+/// The report's section: every cell's counters and the disturbed cells
+/// with their causes (nothing when no cell has counters).
+pub fn html(h: &mut String, view: &crate::RunView) {
+    use crate::svg::esc;
+    use std::fmt::Write;
+    let rows = counters_rows(view);
+    if rows.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h3>Disturbance per cell</h3><p>The kernel's counters over each cell, host / peer \
+         (– where this machine does not offer one); ! marks a disturbed cell \
+         (thresholds: docs/method.md).</p><table><tr>",
+    );
+    for (i, c) in COUNTERS_HEADER.iter().enumerate() {
+        let class = if i < 2 { " class=\"l\"" } else { "" };
+        let _ = write!(h, "<th{class}>{}</th>", esc(&c.replace('\n', " ")));
+    }
+    h.push_str("</tr>");
+    for r in rows {
+        h.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let class = if i < 2 { " class=\"l\"" } else { "" };
+            let _ = write!(h, "<td{class}>{}</td>", esc(c));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    let notes = footnotes(view);
+    if !notes.is_empty() {
+        h.push_str("<ul class=\"disturbed\">");
+        for n in notes {
+            let _ = write!(h, "<li>{}</li>", esc(&n));
+        }
+        h.push_str("</ul>");
+    }
+}

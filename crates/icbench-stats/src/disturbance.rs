@@ -1,0 +1,243 @@
+//! When a cell counts as **disturbed**: the thresholds applied to its
+//! disturbance counters ([`Disturbance`], read by the engine around the
+//! cell). docs/method.md ("Disturbance") gives the reasoning; in short,
+//! a cell is disturbed when something outside the link demonstrably took
+//! time from one of its two ends:
+//!
+//! - a pinned thread **moved** to another CPU (pinning failed);
+//! - a thread was **preempted**: runnable but waiting for its CPU for more
+//!   than [`PREEMPTED_SHARE`] of the cell (from `schedstat`); where the
+//!   kernel gives no wait time, any involuntary context switch;
+//! - the hypervisor **stole** more than [`STEAL_SHARE`] of the cell from
+//!   either CPU, for certain: the kernel shows steal in 10 ms ticks of a
+//!   running total, so a difference of k ticks means between k − 1 and
+//!   k + 1 ticks of real steal, and only the k − 1 that are certain count
+//!   (one tick of difference can be a few µs that crossed a tick);
+//! - a CPU's **frequency** changed by more than [`FREQ_CHANGE`] between the
+//!   readings before and after.
+//!
+//! Interrupts and voluntary switches are shown but judge nothing: a
+//! blocking link (pipe, socket, futex) sleeps and is woken by an
+//! inter-processor interrupt for every message, so those counts measure the
+//! link as much as the machine.
+
+use icbench_model::{Disturbance, EndDisturbance};
+
+/// Run-queue wait above this share of the cell marks it preempted.
+pub const PREEMPTED_SHARE: f64 = 0.01;
+/// Steal above this share of the cell marks it disturbed.
+pub const STEAL_SHARE: f64 = 0.01;
+/// One USER_HZ tick, ns: the unit `/proc/stat` counts steal in (USER_HZ is
+/// 100 on every architecture Linux runs icbench on).
+pub const STEAL_TICK_NS: u64 = 10_000_000;
+/// Highest ÷ lowest frequency reading above this marks it disturbed.
+pub const FREQ_CHANGE: f64 = 1.02;
+
+/// What disturbed a cell, with the measurement that shows it. `share`:
+/// of the cell's span (0.035 = 3.5 %).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)] // each variant's doc names its fields
+pub enum Cause {
+    /// A pinned thread moved `times` times.
+    Migrated { end: End, times: u64 },
+    /// A thread waited `wait_ns` for its CPU (share of the cell).
+    Preempted { end: End, wait_ns: u64, share: f64 },
+    /// A thread was switched out `times` times against its will (the
+    /// kernel gave no wait time to weigh them with).
+    Switched { end: End, times: u64 },
+    /// The hypervisor ran something else on `cpu` for `steal_ns`.
+    Steal { cpu: u32, steal_ns: u64, share: f64 },
+    /// `cpu` ran at `min_khz` and at `max_khz` during the cell.
+    Frequency { cpu: u32, min_khz: u64, max_khz: u64 },
+}
+
+/// Which end of the cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The measuring (clock-reading) side.
+    Host,
+    /// The echoing side.
+    Peer,
+}
+
+impl std::fmt::Display for End {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            End::Host => "host",
+            End::Peer => "peer",
+        })
+    }
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Cause::Migrated { end, times } => {
+                write!(f, "{end} thread moved to another CPU {times}×")
+            }
+            Cause::Preempted { end, wait_ns, share } => write!(
+                f,
+                "{end} thread preempted: {:.2} ms waiting for its CPU ({:.1} % of the cell)",
+                ms(wait_ns),
+                share * 100.0
+            ),
+            Cause::Switched { end, times } => {
+                write!(f, "{end} thread preempted {times}×")
+            }
+            Cause::Steal { cpu, steal_ns, share } => write!(
+                f,
+                "steal {:.0} ms on CPU {cpu} (at least {:.0} % of the cell; counted in 10 ms ticks)",
+                ms(steal_ns),
+                share * 100.0
+            ),
+            Cause::Frequency { cpu, min_khz, max_khz } => write!(
+                f,
+                "CPU {cpu} frequency moved {:.2}–{:.2} GHz",
+                min_khz as f64 / 1e6,
+                max_khz as f64 / 1e6
+            ),
+        }
+    }
+}
+
+fn share(part_ns: u64, span_ns: u64) -> f64 {
+    if span_ns == 0 { 0.0 } else { part_ns as f64 / span_ns as f64 }
+}
+
+fn end_causes(end: End, e: &EndDisturbance, span_ns: u64, out: &mut Vec<Cause>) {
+    if let Some(times) = e.migrations.filter(|&m| m > 0) {
+        out.push(Cause::Migrated { end, times });
+    }
+    match (e.runq_wait_ns, e.involuntary_switches) {
+        (Some(wait_ns), _) => {
+            let s = share(wait_ns, span_ns);
+            if s > PREEMPTED_SHARE {
+                out.push(Cause::Preempted { end, wait_ns, share: s });
+            }
+        }
+        (None, Some(times)) if times > 0 => out.push(Cause::Switched { end, times }),
+        _ => {}
+    }
+}
+
+fn cpu_causes(e: &EndDisturbance, span_ns: u64, out: &mut Vec<Cause>) {
+    if let Some(steal_ns) = e.steal_ns {
+        let s = share(steal_ns.saturating_sub(STEAL_TICK_NS), span_ns);
+        if s > STEAL_SHARE {
+            out.push(Cause::Steal { cpu: e.cpu, steal_ns, share: s });
+        }
+    }
+    if let (Some(min_khz), Some(max_khz)) = (e.freq_khz_min, e.freq_khz_max)
+        && min_khz > 0
+        && max_khz as f64 / min_khz as f64 > FREQ_CHANGE
+    {
+        out.push(Cause::Frequency { cpu: e.cpu, min_khz, max_khz });
+    }
+}
+
+/// Every cause that makes the cell disturbed; empty: not disturbed (as far
+/// as the counters that exist can tell). Each CPU is judged once, even when
+/// both ends share it.
+pub fn causes(d: &Disturbance) -> Vec<Cause> {
+    let mut out = Vec::new();
+    end_causes(End::Host, &d.host, d.span_ns, &mut out);
+    end_causes(End::Peer, &d.peer, d.span_ns, &mut out);
+    cpu_causes(&d.host, d.span_ns, &mut out);
+    if d.peer.cpu != d.host.cpu {
+        cpu_causes(&d.peer, d.span_ns, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quiet(cpu: u32) -> EndDisturbance {
+        EndDisturbance {
+            cpu,
+            steal_ns: Some(0),
+            interrupts: Some(40_000),
+            softirqs: Some(300),
+            voluntary_switches: Some(20_000),
+            involuntary_switches: Some(1),
+            migrations: Some(0),
+            runq_wait_ns: Some(50_000),
+            freq_khz_min: Some(2_600_000),
+            freq_khz_max: Some(2_600_000),
+        }
+    }
+
+    const SPAN: u64 = 100_000_000; // 100 ms
+
+    #[test]
+    fn a_quiet_cell_is_not_disturbed_whatever_its_link_wakes() {
+        // A blocking link's wake-ups and IPIs are not disturbances, and
+        // 50 µs of run-queue wait in 100 ms is 0.05 %.
+        let d = Disturbance { span_ns: SPAN, host: quiet(0), peer: quiet(1) };
+        assert_eq!(causes(&d), vec![]);
+    }
+
+    #[test]
+    fn each_threshold_names_its_cause_with_the_measurement() {
+        let mut d = Disturbance { span_ns: SPAN, host: quiet(0), peer: quiet(1) };
+        d.peer.migrations = Some(2);
+        d.host.runq_wait_ns = Some(3_500_000);
+        d.peer.steal_ns = Some(20_000_000);
+        d.host.freq_khz_min = Some(1_200_000);
+        let c = causes(&d);
+        assert_eq!(
+            c,
+            vec![
+                Cause::Preempted { end: End::Host, wait_ns: 3_500_000, share: 0.035 },
+                Cause::Migrated { end: End::Peer, times: 2 },
+                Cause::Frequency { cpu: 0, min_khz: 1_200_000, max_khz: 2_600_000 },
+                Cause::Steal { cpu: 1, steal_ns: 20_000_000, share: 0.1 },
+            ]
+        );
+        assert_eq!(
+            c[0].to_string(),
+            "host thread preempted: 3.50 ms waiting for its CPU (3.5 % of the cell)"
+        );
+        assert_eq!(
+            c[3].to_string(),
+            "steal 20 ms on CPU 1 (at least 10 % of the cell; counted in 10 ms ticks)"
+        );
+        assert_eq!(c[2].to_string(), "CPU 0 frequency moved 1.20–2.60 GHz");
+    }
+
+    #[test]
+    fn thresholds_are_strict_and_the_boundary_is_not_disturbed() {
+        let mut d = Disturbance { span_ns: SPAN, host: quiet(0), peer: quiet(1) };
+        d.host.runq_wait_ns = Some(1_000_000); // exactly 1 %
+        d.host.freq_khz_max = Some(2_652_000); // exactly 1.02×
+        // One tick of difference may be no steal at all.
+        d.peer.steal_ns = Some(STEAL_TICK_NS);
+        assert_eq!(causes(&d), vec![]);
+        d.host.runq_wait_ns = Some(1_000_001);
+        assert_eq!(causes(&d).len(), 1);
+    }
+
+    #[test]
+    fn without_wait_times_any_preemption_counts_and_absent_counters_judge_nothing() {
+        let mut d = Disturbance { span_ns: SPAN, host: quiet(0), peer: quiet(1) };
+        d.host.runq_wait_ns = None;
+        assert_eq!(causes(&d), vec![Cause::Switched { end: End::Host, times: 1 }]);
+        let blind = EndDisturbance { cpu: 0, ..Default::default() };
+        let d =
+            Disturbance { span_ns: SPAN, host: blind, peer: EndDisturbance { cpu: 1, ..blind } };
+        assert_eq!(causes(&d), vec![]);
+    }
+
+    #[test]
+    fn a_cpu_shared_by_both_ends_is_judged_once() {
+        let mut e = quiet(0);
+        e.steal_ns = Some(20_000_000);
+        let d = Disturbance { span_ns: SPAN, host: e, peer: e };
+        assert_eq!(causes(&d).len(), 1);
+    }
+}
