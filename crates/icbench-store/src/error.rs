@@ -57,3 +57,17 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 }
+
+impl StoreError {
+    /// Whether another connection held the database's lock past the busy
+    /// timeout (SQLITE_BUSY or SQLITE_LOCKED): worth waiting for and
+    /// trying again, unlike every other failure.
+    pub fn is_locked(&self) -> bool {
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        matches!(
+            self,
+            StoreError::Sql { source: rusqlite::Error::SqliteFailure(e, _), .. }
+                if matches!(e.code, DatabaseBusy | DatabaseLocked)
+        )
+    }
+}

@@ -120,3 +120,64 @@ mod tests {
         assert_eq!(ask(3), Some(0), "released with the claim");
     }
 }
+
+/// Processes other than this one that hold a write lock on the database,
+/// its WAL or its shared-memory index (`/proc/locks`, proc(5)), with their
+/// command names: who keeps a store locked, for a message. Empty when it
+/// cannot tell (no /proc, another mount namespace, a lock of another kind).
+pub(crate) fn db_writers(db: &Path) -> Vec<(i32, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut files = Vec::new();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(suffix);
+        if let Ok(m) = std::fs::metadata(PathBuf::from(p)) {
+            files.push((libc::major(m.dev()), libc::minor(m.dev()), m.ino()));
+        }
+    }
+    let me = std::process::id() as i32;
+    let Ok(locks) = std::fs::read_to_string("/proc/locks") else { return Vec::new() };
+    let mut out: Vec<(i32, String)> = Vec::new();
+    for pid in locks.lines().filter_map(|l| writer_of(l, &files)) {
+        if pid != me && !out.iter().any(|(p, _)| *p == pid) {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            out.push((pid, comm.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// The pid of a granted write lock line of `/proc/locks` on one of `files`
+/// (major, minor, inode): `1: POSIX  ADVISORY  WRITE 6222 fe:00:11550858 1 1`.
+fn writer_of(line: &str, files: &[(u32, u32, u64)]) -> Option<i32> {
+    let w: Vec<&str> = line.split_whitespace().collect();
+    // A waiting request is shown as `1: -> POSIX …`: not a holder.
+    if w.get(1) == Some(&"->") || w.get(3) != Some(&"WRITE") {
+        return None;
+    }
+    let pid = w.get(4)?.parse().ok()?;
+    let mut id = w.get(5)?.split(':');
+    let major = u32::from_str_radix(id.next()?, 16).ok()?;
+    let minor = u32::from_str_radix(id.next()?, 16).ok()?;
+    let inode: u64 = id.next()?.parse().ok()?;
+    files.contains(&(major, minor, inode)).then_some(pid)
+}
+
+#[cfg(test)]
+mod writer_tests {
+    use super::writer_of;
+
+    #[test]
+    fn a_granted_write_lock_on_one_of_the_files_names_its_process() {
+        let files = [(0xfe, 0, 11_550_858)];
+        assert_eq!(
+            writer_of("1: POSIX  ADVISORY  WRITE 6222 fe:00:11550858 1 1", &files),
+            Some(6222)
+        );
+        // A read lock, another file, a waiter: none.
+        assert_eq!(writer_of("2: POSIX  ADVISORY  READ 6222 fe:00:11550858 128 128", &files), None);
+        assert_eq!(writer_of("3: POSIX  ADVISORY  WRITE 7 fe:00:11550859 1 1", &files), None);
+        assert_eq!(writer_of("1: -> POSIX  ADVISORY  WRITE 8 fe:00:11550858 1 1", &files), None);
+        assert_eq!(writer_of("garbage", &files), None);
+    }
+}

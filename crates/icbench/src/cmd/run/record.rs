@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use icbench_engine::Observer;
 use icbench_model::{CellKey, CellOutcome, CellResult};
@@ -80,7 +81,7 @@ impl<'a> Recorder<'a> {
     }
 
     fn store(&mut self, plan: &PlanCell, result: &CellResult) -> anyhow::Result<()> {
-        self.store.insert_plan_cell(self.run, result, Some(plan.index))?;
+        self.insert_waiting_for_lock(plan, result)?;
         self.stored += 1;
         if self.json_stream {
             let mut out = std::io::stdout().lock();
@@ -88,6 +89,74 @@ impl<'a> Recorder<'a> {
             out.flush()?;
         }
         Ok(())
+    }
+}
+
+/// How long a measured cell waits in memory for another process's lock on
+/// the database before the run stops (on top of each attempt's own busy
+/// timeout): a user once held it 8 s with a shell open on the file, and a
+/// cell measured for minutes must not be lost to that (issue #15).
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(60);
+
+impl Recorder<'_> {
+    /// Stores the cell, trying again while another connection holds the
+    /// database's lock, for up to [`LOCK_WAIT`]; says once who holds it.
+    fn insert_waiting_for_lock(
+        &mut self,
+        plan: &PlanCell,
+        result: &CellResult,
+    ) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let mut said = false;
+        loop {
+            let err = match self.store.insert_plan_cell(self.run, result, Some(plan.index)) {
+                Ok(_) => {
+                    if said {
+                        let waited = started.elapsed().as_secs_f64();
+                        self.bar
+                            .suspend(|| eprintln!("icbench: stored after waiting {waited:.0} s"));
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.is_locked() => e,
+                Err(e) => return Err(e.into()),
+            };
+            let db = std::path::PathBuf::from(self.store.path());
+            let holders: Vec<String> = crate::claim::db_writers(&db)
+                .into_iter()
+                .map(|(pid, comm)| format!("process {pid} ({comm})"))
+                .collect();
+            let who =
+                if holders.is_empty() { "another process".to_string() } else { holders.join(", ") };
+            if started.elapsed() >= LOCK_WAIT {
+                let k = &result.key;
+                anyhow::bail!(
+                    "{} stayed locked by {who} for {} s; the run stops here: the cell just \
+                     measured ({} {} {}) is not stored, every earlier one is; free the lock and \
+                     `icbench run --resume {}` goes on ({err})",
+                    db.display(),
+                    LOCK_WAIT.as_secs(),
+                    k.link,
+                    k.pattern,
+                    icbench_report::format::bytes(k.size_bytes),
+                    self.run
+                );
+            }
+            if !said {
+                said = true;
+                self.bar.suspend(|| {
+                    eprintln!(
+                        "icbench: {} is locked by {who}; the cell is kept in memory and stored \
+                         once the lock is free (waiting up to {} s)",
+                        db.display(),
+                        LOCK_WAIT.as_secs()
+                    )
+                });
+            }
+            // Each attempt already waited the store's busy timeout; a short
+            // pause keeps a lock that fails at once from spinning.
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
 

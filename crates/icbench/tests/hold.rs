@@ -1,8 +1,13 @@
-//! Disturbance accounting end to end (issue #15): every measured cell
-//! carries the kernel's counters for its two ends, and a cell that had to
-//! share its CPU is marked disturbed, naming why — in JSON, in the table
-//! and in `show --stats`. The disturbance is injected, not hoped for: a
-//! thread of this test spins on the host's CPU while the cell runs.
+//! Numbers that hold (issue #15), end to end.
+//!
+//! Disturbance accounting: every measured cell carries the kernel's
+//! counters for its two ends, and a cell that had to share its CPU is
+//! marked disturbed, naming why — in JSON, in the table and in `show
+//! --stats`. The disturbance is injected, not hoped for: a thread of this
+//! test spins on the host's CPU while the cell runs.
+//!
+//! A locked store: another process holding the database's write lock for
+//! longer than the busy timeout mid-run costs no measured cell.
 
 mod common;
 
@@ -95,4 +100,42 @@ fn a_cell_sharing_its_cpu_with_a_busy_thread_is_marked_disturbed() {
     let header = text.lines().next().unwrap();
     assert!(header.ends_with("migrations_host,migrations_peer"), "{header}");
     assert!(text.lines().nth(1).unwrap().contains(",true,host thread preempted"), "{text}");
+}
+
+#[test]
+fn a_store_locked_mid_run_by_another_writer_loses_no_cell() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let mut child = common::icbench_process()
+        .args(["run", "--json-stream", "--no-floor", "-L", "pipe", "-p", "pingpong"])
+        .args(["-s", "1-64K", "--cell-time", "20ms", "--db"])
+        .arg(&db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // The first cell is stored: take the write lock for longer than the
+    // store's 5 s busy timeout while the other 16 cells are measured.
+    let first = lines.next().expect("a first cell").unwrap();
+    assert!(first.contains("\"event\":\"cell\""), "{first}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(7));
+    conn.execute_batch("COMMIT").unwrap();
+    drop(conn);
+    let rest = lines.map_while(Result::ok).filter(|l| l.contains("\"event\":\"cell\"")).count();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(rest, 16, "every cell streamed: {err}");
+    let me = format!("is locked by process {}", std::process::id());
+    assert!(err.contains(&me), "names the holder: {err}");
+    assert!(err.contains("stored after waiting"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(
+        &icbench().args(["show", "--json", "--db"]).arg(&db).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert_eq!(rows(&v, "pingpong").len(), 17, "every measured cell is stored");
 }
