@@ -170,6 +170,7 @@ pub fn oneway(
         channels: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: paced.capped,
         adaptive: None,
     })
 }

@@ -155,6 +155,10 @@ pub(crate) struct Paced {
     pub measure: u32,
     /// The pace, ns a message.
     pub per_msg_ns: f64,
+    /// The count was cut to the sizing's `max`: the cell time asked for
+    /// more messages (issue #15: a 2 s shm cell once measured 0.8 s and
+    /// said nothing). The cell reports it as `cut_at_messages`.
+    pub capped: Option<u64>,
 }
 
 impl Sizing {
@@ -180,7 +184,9 @@ impl Sizing {
         let per_msg_ns = refine_pace(probe, phase(warm)?, warm);
         let (_, measure) = counts(per_msg_ns, budget, self.min, self.max);
         let probed = self.groups as u64 * u64::from(self.per_group);
-        Ok(Paced { warmup_messages: probed + u64::from(warm), measure, per_msg_ns })
+        let wanted = budget.cell_time.as_nanos() as f64 / per_msg_ns.max(1.0);
+        let capped = (u64::from(measure) == self.max && wanted > self.max as f64).then_some(self.max);
+        Ok(Paced { warmup_messages: probed + u64::from(warm), measure, per_msg_ns, capped })
     }
 }
 
@@ -345,6 +351,7 @@ pub fn pingpong(
         adaptive,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: if adaptive.is_none() { paced.capped } else { None },
     })
 }
 
@@ -484,6 +491,7 @@ fn stream_phases(
         adaptive: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: paced.capped,
     })
 }
 
@@ -535,8 +543,23 @@ mod tests {
         assert_eq!(paced.per_msg_ns, 50.0);
         assert_eq!(paced.measure, 200_000);
         assert_eq!(paced.warmup_messages, 16 + 1_333);
+        // The cell time was filled: nothing cut.
+        assert_eq!(paced.capped, None);
         let s = Sizing::stream(32);
         assert_eq!((s.groups, s.per_group, s.min), (3, 64, 128));
+    }
+
+    #[test]
+    fn a_count_cut_to_the_cap_says_so() {
+        // 2 s at 50 ns a message would be 40 000 000 round trips; the cap
+        // is 5 000 000 (0.25 s of measuring).
+        let budget = crate::testing::budget(Duration::from_secs(2));
+        let paced = Sizing::ONE_AT_A_TIME.run::<()>(&budget, |n| Ok(u64::from(n) * 50)).unwrap();
+        assert_eq!((paced.measure, paced.capped), (5_000_000, Some(5_000_000)));
+        // Exactly at the cap is not a cut.
+        let exact = crate::testing::budget(Duration::from_millis(250));
+        let paced = Sizing::ONE_AT_A_TIME.run::<()>(&exact, |n| Ok(u64::from(n) * 50)).unwrap();
+        assert_eq!((paced.measure, paced.capped), (5_000_000, None));
     }
 
     #[test]

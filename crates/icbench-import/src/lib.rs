@@ -170,6 +170,7 @@ pub(crate) fn sample_cell(
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -197,6 +198,7 @@ pub(crate) fn rate_cell(
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -226,6 +228,7 @@ pub(crate) fn hist_cell(
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }

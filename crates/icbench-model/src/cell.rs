@@ -176,6 +176,10 @@ pub struct CellData {
     /// the cell ran; `None` for imported cells and cells measured before
     /// icbench kept it (schema 10).
     pub disturbance: Option<crate::Disturbance>,
+    /// The measured phase stopped at this many messages, the engine's cap
+    /// (a bound on memory and on `--raw`'s samples), before the cell time
+    /// was filled; `None` when the cell time set the count.
+    pub cut_at_messages: Option<u64>,
 }
 
 /// One channel of a multi-channel cell. Every channel is counted over the

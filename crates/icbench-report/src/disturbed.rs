@@ -181,3 +181,46 @@ pub fn html(h: &mut String, view: &crate::RunView) {
         h.push_str("</ul>");
     }
 }
+
+/// A cell whose measured phase the engine's message cap cut short.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CutView {
+    /// The cap it stopped at, messages.
+    pub at_messages: u64,
+    /// How long it measured, ns (less than the cell time).
+    pub measured_ns: u64,
+}
+
+impl CutView {
+    pub fn of(d: &CellData) -> Option<CutView> {
+        d.cut_at_messages.map(|at_messages| CutView { at_messages, measured_ns: d.elapsed_ns })
+    }
+}
+
+/// One line per cell cut short of its cell time.
+pub fn cut_lines(view: &crate::RunView) -> Vec<String> {
+    use crate::format::bytes;
+    let mut out = Vec::new();
+    let mut add = |what: String, c: &Option<CutView>| {
+        if let Some(c) = c {
+            out.push(format!(
+                "{what}: stopped at the cap of {} messages after {:.2} s of measuring",
+                c.at_messages,
+                c.measured_ns as f64 / 1e9
+            ));
+        }
+    };
+    for r in &view.pingpong {
+        add(format!("pingpong {} {}", r.link, bytes(r.size_bytes)), &r.cut);
+    }
+    for r in &view.stream {
+        add(format!("stream {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.cut);
+    }
+    for r in &view.oneway {
+        add(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.cut);
+    }
+    for r in &view.bulk {
+        add(format!("bulk {} {}×{}", r.link, bytes(r.block_bytes), r.blocks), &r.cut);
+    }
+    out
+}

@@ -569,6 +569,7 @@ mod tests {
             channels,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
             adaptive: None,
         }
     }

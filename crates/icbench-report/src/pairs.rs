@@ -239,6 +239,7 @@ mod tests {
                 adaptive: None,
                 per_channel: Vec::new(),
                 disturbance: None,
+                cut_at_messages: None,
             }),
         }
     }

@@ -131,6 +131,7 @@ mod tests {
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         };
         let s = CellStats::of(&d).unwrap();
         assert_eq!(s.from, FROM_RAW);

@@ -355,8 +355,16 @@ statistics per cell (ns; outliers are flagged, never removed)"
     warnings(view, out)
 }
 
-/// The disturbed cells, each with what disturbed it.
+/// The disturbed cells, each with what disturbed it, and the cells cut
+/// short of their cell time.
 fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    let cut = crate::disturbed::cut_lines(view);
+    if !cut.is_empty() {
+        writeln!(out, "\ncells cut short of the cell time (the engine's message cap):")?;
+        for l in cut {
+            writeln!(out, "{l}")?;
+        }
+    }
     let lines = crate::disturbed::footnotes(view);
     if !lines.is_empty() {
         writeln!(
@@ -1063,6 +1071,7 @@ mod tests {
             channels: None,
             common_window: None,
             disturbance: None,
+            cut: None,
         }
     }
 
@@ -1094,6 +1103,7 @@ mod tests {
             channels: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
             adaptive: None,
         };
         let bulk = |busy: u64| BulkRow {
@@ -1110,6 +1120,7 @@ mod tests {
             bytes_per_s: Some(81920.0),
             tx_busy: Some(busy),
             disturbance: None,
+            cut: None,
         };
         let quiet = bulk_table(&[bulk(0)]).to_string();
         assert!(!quiet.contains(TX_BUSY), "{quiet}");

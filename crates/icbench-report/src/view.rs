@@ -10,7 +10,7 @@ use icbench_stats::Fairness;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::disturbed::DisturbanceView;
+use crate::disturbed::{CutView, DisturbanceView};
 use crate::pairs::CpuPairMatrix;
 use crate::stats::CellStats;
 
@@ -83,6 +83,10 @@ pub struct PingPongRow {
     /// What disturbed the cell (issue #15), when its counters were kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbance: Option<DisturbanceView>,
+    /// The measured phase stopped at the engine's message cap before the
+    /// cell time was filled (issue #15): where, and how long it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutView>,
 }
 
 /// The channels of a multi-channel cell, all counted over one common
@@ -181,6 +185,10 @@ pub struct OneWayRow {
     /// What disturbed the cell (issue #15), when its counters were kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbance: Option<DisturbanceView>,
+    /// The measured phase stopped at the engine's message cap before the
+    /// cell time was filled (issue #15): where, and how long it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutView>,
 }
 
 /// A timer (wake-up latency) cell.
@@ -230,6 +238,10 @@ pub struct StreamRow {
     /// What disturbed the cell (issue #15), when its counters were kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbance: Option<DisturbanceView>,
+    /// The measured phase stopped at the engine's message cap before the
+    /// cell time was filled (issue #15): where, and how long it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutView>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
@@ -263,6 +275,10 @@ pub struct BulkRow {
     /// What disturbed the cell (issue #15), when its counters were kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbance: Option<DisturbanceView>,
+    /// The measured phase stopped at the engine's message cap before the
+    /// cell time was filled (issue #15): where, and how long it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutView>,
 }
 
 /// One of the performance targets, measured against the same run's floor.
@@ -391,9 +407,11 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         adaptive: None,
         common_window: None,
         disturbance: None,
+        cut: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
+        row.cut = CutView::of(d);
         row.common_window = channels_view(d);
         row.rtt_ns = CellStats::of(d);
         row.channels = d.channels;
@@ -447,9 +465,11 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         channels: None,
         common_window: None,
         disturbance: None,
+        cut: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
+        row.cut = CutView::of(d);
         row.channels = d.channels;
         row.common_window = channels_view(d);
         row.messages = Some(d.messages);
@@ -478,9 +498,11 @@ fn oneway_row(c: &CellResult) -> OneWayRow {
         oneway_ns: None,
         msgs_per_s: None,
         disturbance: None,
+        cut: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
+        row.cut = CutView::of(d);
         row.oneway_ns = CellStats::of(d);
         row.msgs_per_s = Some(d.msgs_per_s());
     }
@@ -503,9 +525,11 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         bytes_per_s: None,
         tx_busy: None,
         disturbance: None,
+        cut: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
+        row.cut = CutView::of(d);
         row.transfer_ns = CellStats::of(d);
         row.transfers_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
@@ -727,6 +751,7 @@ mod channel_tests {
                 chan(1, 64_000, 50_000_000, 49_000_000),
             ],
             disturbance: None,
+            cut_at_messages: None,
         };
         let v = channels_view(&d).unwrap();
         assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));
@@ -851,6 +876,7 @@ mod bare_target_tests {
             channels: None,
             common_window: None,
             disturbance: None,
+            cut: None,
         }
     }
 

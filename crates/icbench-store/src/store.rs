@@ -279,10 +279,13 @@ impl Store {
         let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
         let mut channels = Vec::new();
         let mut disturbance = None;
+        let mut cut_at_messages = None;
         match &cell.outcome {
             CellOutcome::Measured(d) => {
                 shape = (d.channels, d.adaptive);
                 disturbance = d.disturbance;
+                cut_at_messages =
+                    d.cut_at_messages.map(|c| to_i64(path, "cut_at_messages", c)).transpose()?;
                 channels = channel_rows(path, &d.per_channel)?;
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
@@ -335,9 +338,9 @@ impl Store {
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
                 max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
                 protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
-                ci_reached
+                ci_reached, cut_at_messages
              ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                       ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+                       ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             params![
                 run.0,
                 seq,
@@ -362,6 +365,7 @@ impl Store {
                 shape.1.map(|a| a.achieved_rel),
                 shape.1.map(|a| a.phases),
                 shape.1.map(|a| a.reached),
+                cut_at_messages,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -641,7 +645,7 @@ impl Store {
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
                         h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
                         c.tx_busy, c.channels, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
-                        c.ci_reached
+                        c.ci_reached, c.cut_at_messages
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -678,6 +682,7 @@ impl Store {
                     ci_achieved_rel: r.get(22)?,
                     ci_phases: r.get(23)?,
                     ci_reached: r.get(24)?,
+                    cut_at_messages: r.get(25)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -879,6 +884,7 @@ struct CellRow {
     ci_achieved_rel: Option<f64>,
     ci_phases: Option<u32>,
     ci_reached: Option<bool>,
+    cut_at_messages: Option<u64>,
 }
 
 impl CellRow {
@@ -916,6 +922,7 @@ impl CellRow {
                     channels: self.channels,
                     per_channel: Vec::new(),
                     disturbance: None,
+                    cut_at_messages: self.cut_at_messages,
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
                         (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
                             target_rel,

@@ -114,6 +114,7 @@ fn measured_pingpong() -> CellResult {
                 },
                 peer: EndDisturbance { cpu: 5, interrupts: Some(9), ..EndDisturbance::default() },
             }),
+            cut_at_messages: Some(5_000_000),
         }),
     }
 }
@@ -134,6 +135,7 @@ fn measured_stream() -> CellResult {
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -160,6 +162,7 @@ fn imported_bulk() -> CellResult {
             }),
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -207,6 +210,7 @@ fn measured_channels() -> CellResult {
                 host: EndDisturbance { cpu: 0, steal_ns: Some(0), ..EndDisturbance::default() },
                 peer: EndDisturbance { cpu: 1, steal_ns: None, ..EndDisturbance::default() },
             }),
+            cut_at_messages: None,
         }),
     }
 }
@@ -233,6 +237,7 @@ fn measured_bulk() -> CellResult {
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -254,6 +259,7 @@ fn measured_empty() -> CellResult {
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: None,
         }),
     }
 }
@@ -312,6 +318,7 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.raw_ns, w.raw_ns, "{ctx}: raw_ns");
             assert_eq!(g.channels, w.channels, "{ctx}: channels");
             assert_eq!(g.disturbance, w.disturbance, "{ctx}: disturbance");
+            assert_eq!(g.cut_at_messages, w.cut_at_messages, "{ctx}: cut_at_messages");
             assert_eq!(g.per_channel.len(), w.per_channel.len(), "{ctx}: per_channel");
             for (gc, wc) in g.per_channel.iter().zip(&w.per_channel) {
                 let shape = |c: &ChannelData| {
@@ -524,6 +531,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     adaptive: None,
                     per_channel: Vec::new(),
                     disturbance: None,
+                    cut_at_messages: None,
                 }),
             },
         )
@@ -882,6 +890,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 adaptive: None,
                 per_channel: Vec::new(),
                 disturbance: None,
+                cut_at_messages: None,
             }),
         }
     };
@@ -922,6 +931,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 adaptive: None,
                 per_channel: Vec::new(),
                 disturbance: None,
+                cut_at_messages: None,
             }),
         };
         store.insert_cell(run, &c).unwrap();

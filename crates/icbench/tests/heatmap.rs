@@ -38,6 +38,7 @@ fn measured(key: CellKey, ns: u64) -> CellResult {
         channels: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

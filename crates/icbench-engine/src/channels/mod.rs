@@ -337,6 +337,7 @@ fn aggregate(
         adaptive: None,
         per_channel: chans,
         disturbance: None,
+        cut_at_messages: None,
     }
 }
 

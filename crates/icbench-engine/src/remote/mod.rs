@@ -87,5 +87,6 @@ pub(crate) fn sampled(
         adaptive: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: paced.capped,
     })
 }

@@ -195,6 +195,7 @@ fn measure_thread(
         adaptive: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: None,
     })
 }
 

@@ -117,6 +117,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         adaptive: None,
         per_channel: Vec::new(),
         disturbance: None,
+        cut_at_messages: None,
     }))
 }
 

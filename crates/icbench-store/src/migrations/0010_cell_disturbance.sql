@@ -1,4 +1,5 @@
--- icbench results database, schema 10: what disturbed each cell (issue #15).
+-- icbench results database, schema 10: what disturbed each cell, and where
+-- a cell was cut short (issue #15).
 --
 -- One row per end (side = 'host' or 'peer') of a measured cell: the
 -- kernel's counters read before and after the cell, differenced
@@ -21,3 +22,7 @@ CREATE TABLE cell_disturbance (
     freq_khz_max          INTEGER,
     PRIMARY KEY (cell_id, side)
 ) WITHOUT ROWID;
+
+-- The measured phase was cut at this many messages (the engine's cap)
+-- before the cell time was filled; NULL when the cell time set the count.
+ALTER TABLE cells ADD COLUMN cut_at_messages INTEGER;

@@ -95,6 +95,7 @@ impl Icb {
             adaptive: None,
             per_channel: Vec::new(),
             disturbance: None,
+            cut_at_messages: paced.capped,
         })
     }
 
