@@ -185,7 +185,8 @@ impl Sizing {
         let (_, measure) = counts(per_msg_ns, budget, self.min, self.max);
         let probed = self.groups as u64 * u64::from(self.per_group);
         let wanted = budget.cell_time.as_nanos() as f64 / per_msg_ns.max(1.0);
-        let capped = (u64::from(measure) == self.max && wanted > self.max as f64).then_some(self.max);
+        let capped =
+            (u64::from(measure) == self.max && wanted > self.max as f64).then_some(self.max);
         Ok(Paced { warmup_messages: probed + u64::from(warm), measure, per_msg_ns, capped })
     }
 }
