@@ -24,7 +24,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use icbench_model::Floor;
+use icbench_model::{Floor, FloorTail};
 
 use crate::clock::now_ns;
 use crate::cpu::{CpuError, pin_current_thread};
@@ -226,6 +226,16 @@ pub fn measure(host_cpu: u32, peer_cpu: u32) -> Result<Option<Floor>, CpuError> 
         syscall_pipe: None,
         syscall_unix: None,
     }))
+}
+
+/// The floor's cheap part again, for the tail of a run (issue #15): the
+/// cache-line round trip and memcpy, as [`measure`] takes them. `None` when
+/// the peer CPU never answered.
+pub fn tail(host_cpu: u32, peer_cpu: u32) -> Result<Option<FloorTail>, CpuError> {
+    let Some(rtt) = trip_rtt_ns(host_cpu, peer_cpu, Trip::OneLine)? else {
+        return Ok(None);
+    };
+    Ok(Some(FloorTail { cacheline_rtt_ns: rtt, memcpy_bytes_per_s: memcpy_bytes_per_s() }))
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ pub use direction::{Direction, DirectionParseError};
 pub use disturb::{Disturbance, EndDisturbance};
 pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
 pub use run::{
-    BareComparison, FastCounter, Floor, LinkCaps, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
+    BareComparison, FastCounter, Floor, FloorTail, LinkCaps, LinkCounters, PeerMode, RunMeta,
+    RunStatus, Sched,
 };
 
 /// Version of every JSON document icbench writes (ARCHITECTURE rule 6).

@@ -138,6 +138,16 @@ pub struct Floor {
     pub syscall_unix: Option<BareComparison>,
 }
 
+/// The floor at the tail of a run: the cache-line round trip and the
+/// memcpy bandwidth, measured as at the head.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FloorTail {
+    /// Median round trip of one cache line between the two CPUs, ns.
+    pub cacheline_rtt_ns: f64,
+    /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
+    pub memcpy_bytes_per_s: f64,
+}
+
 /// A link's ping-pong against the bare write/read loop of the same system
 /// calls, the two measured in alternating blocks with their peers started
 /// and pinned alike, so that drift of the machine hits both equally.
@@ -193,6 +203,12 @@ pub struct RunMeta {
     pub clock_overhead_ns: f64,
     pub status: RunStatus,
     pub floor: Option<Floor>,
+    /// The floor's cheap part measured again when the last cell had
+    /// finished (issue #15): compared with `floor`, it shows whether the
+    /// machine changed under the run. `None`: not measured (no floor, an
+    /// interrupted run, runs before schema 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_tail: Option<FloorTail>,
     /// The CPU's own fast counter and how it compared with `clock`; `None`
     /// when it was not examined (runs stored before schema 0007, imports).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -224,3 +224,59 @@ pub fn cut_lines(view: &crate::RunView) -> Vec<String> {
     }
     out
 }
+
+/// The floor at the tail against the head's, as shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct FloorDriftView {
+    /// Tail ÷ head cache-line round trip.
+    pub cacheline_ratio: f64,
+    /// Tail ÷ head memcpy bandwidth.
+    pub memcpy_ratio: f64,
+    /// Whether either moved past its bound (docs/method.md).
+    pub unstable: bool,
+    /// What moved past it.
+    pub causes: Vec<String>,
+}
+
+impl FloorDriftView {
+    pub fn of(meta: &icbench_model::RunMeta) -> Option<FloorDriftView> {
+        let (head, tail) = (meta.floor.as_ref()?, meta.floor_tail.as_ref()?);
+        let d = icbench_stats::disturbance::floor_drift(
+            head.cacheline_rtt_ns,
+            head.memcpy_bytes_per_s,
+            tail.cacheline_rtt_ns,
+            tail.memcpy_bytes_per_s,
+        );
+        Some(FloorDriftView {
+            cacheline_ratio: d.cacheline_ratio,
+            memcpy_ratio: d.memcpy_ratio,
+            unstable: d.unstable(),
+            causes: d.causes,
+        })
+    }
+
+    /// The header's lines on the floor at the tail: the figures, and the
+    /// verdict when the run is unstable.
+    pub fn lines(&self, tail: &icbench_model::FloorTail) -> Vec<String> {
+        use icbench_stats::disturbance::{CACHELINE_DRIFT, MEMCPY_DRIFT};
+        let figures = format!(
+            "floor at the tail: cache-line round trip {} ({:.2}× the head's) · memcpy {} ({:.2}×)",
+            crate::format::ns(tail.cacheline_rtt_ns),
+            self.cacheline_ratio,
+            crate::format::rate(tail.memcpy_bytes_per_s, "B/s"),
+            self.memcpy_ratio
+        );
+        if self.unstable {
+            vec![
+                figures,
+                format!(
+                    "UNSTABLE: the machine changed under the run ({}); its figures may not \
+                     reproduce",
+                    self.causes.join("; ")
+                ),
+            ]
+        } else {
+            vec![format!("{figures}: stable (within {CACHELINE_DRIFT}× and {MEMCPY_DRIFT}×)")]
+        }
+    }
+}

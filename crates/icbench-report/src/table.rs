@@ -619,6 +619,11 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(f) = &m.floor {
         floor_lines(f, out)?;
     }
+    if let (Some(d), Some(t)) = (&view.floor_drift, &m.floor_tail) {
+        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, 100)) {
+            writeln!(out, "{l}")?;
+        }
+    }
     for n in &m.notes {
         writeln!(out, "note: {n}")?;
     }

@@ -42,6 +42,10 @@ pub struct RunView {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cpu_pairs: Vec<CpuPairMatrix>,
     pub targets: Vec<Target>,
+    /// How the floor moved from the head of the run to its tail, when both
+    /// were measured (issue #15): an unstable run says so in its header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub floor_drift: Option<crate::disturbed::FloorDriftView>,
 }
 
 /// A ping-pong cell.
@@ -569,6 +573,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
         oneway,
         cpu_pairs: crate::pairs::build(cells),
         targets,
+        floor_drift: crate::disturbed::FloorDriftView::of(meta),
     }
 }
 
@@ -903,6 +908,7 @@ mod bare_target_tests {
             clock_overhead_ns: 18.0,
             status: RunStatus::Finished,
             floor: Some(floor(100.0, 240.0, None)),
+            floor_tail: None,
             fast_counter: None,
             notes: Vec::new(),
         };

@@ -31,6 +31,7 @@ fn meta() -> RunMeta {
         clock_overhead_ns: f64::NAN,
         status: RunStatus::Finished,
         floor: None,
+        floor_tail: None,
         fast_counter: None,
         notes: vec!["imported for a snapshot".into()],
     }

@@ -241,3 +241,87 @@ mod tests {
         assert_eq!(causes(&d).len(), 1);
     }
 }
+
+/// The cache-line round trip at the tail of a run may differ from the
+/// head's by up to this factor either way before the run is unstable. On
+/// the development VM the trip has two states, ~65 ns and ~27 ns, between
+/// which the hypervisor moves the vCPUs (2.4×); sampling noise within a
+/// state is ±15 % (shared/research/noise-notes.md).
+pub const CACHELINE_DRIFT: f64 = 1.5;
+/// The same for the memcpy bandwidth (13.0 and 15.2 GB/s in two runs of
+/// one state: ±17 %).
+pub const MEMCPY_DRIFT: f64 = 1.25;
+
+/// How the floor moved from the head of a run to its tail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloorDrift {
+    /// Tail ÷ head cache-line round trip.
+    pub cacheline_ratio: f64,
+    /// Tail ÷ head memcpy bandwidth.
+    pub memcpy_ratio: f64,
+    /// What moved past its bound, in words; empty: stable.
+    pub causes: Vec<String>,
+}
+
+impl FloorDrift {
+    /// Whether either figure moved past its bound.
+    pub fn unstable(&self) -> bool {
+        !self.causes.is_empty()
+    }
+}
+
+fn outside(ratio: f64, bound: f64) -> bool {
+    !(ratio.is_finite() && ratio <= bound && ratio >= 1.0 / bound)
+}
+
+/// Compares the floor measured at the tail of a run with its head's.
+pub fn floor_drift(
+    head_cacheline_ns: f64,
+    head_memcpy_bytes_per_s: f64,
+    tail_cacheline_ns: f64,
+    tail_memcpy_bytes_per_s: f64,
+) -> FloorDrift {
+    let cacheline_ratio = tail_cacheline_ns / head_cacheline_ns;
+    let memcpy_ratio = tail_memcpy_bytes_per_s / head_memcpy_bytes_per_s;
+    let mut causes = Vec::new();
+    if outside(cacheline_ratio, CACHELINE_DRIFT) {
+        causes.push(format!(
+            "cache-line round trip {:.1} ns at the head, {:.1} ns at the tail ({:.2}×)",
+            head_cacheline_ns, tail_cacheline_ns, cacheline_ratio
+        ));
+    }
+    if outside(memcpy_ratio, MEMCPY_DRIFT) {
+        causes.push(format!(
+            "memcpy {:.1} GB/s at the head, {:.1} GB/s at the tail ({:.2}×)",
+            head_memcpy_bytes_per_s / 1e9,
+            tail_memcpy_bytes_per_s / 1e9,
+            memcpy_ratio
+        ));
+    }
+    FloorDrift { cacheline_ratio, memcpy_ratio, causes }
+}
+
+#[cfg(test)]
+mod drift_tests {
+    use super::*;
+
+    #[test]
+    fn a_floor_within_its_bounds_is_stable_and_a_state_change_is_not() {
+        // Two runs of one state (noise-notes): 68.8 → 62.5 ns, 13.0 → 15.2 GB/s.
+        let d = floor_drift(68.8, 13.0e9, 62.5, 15.2e9);
+        assert!(!d.unstable(), "{:?}", d.causes);
+        // The vCPUs moved: 74.0 → 29.4 ns.
+        let d = floor_drift(74.0, 13.0e9, 29.4, 13.0e9);
+        assert!(d.unstable());
+        assert_eq!(
+            d.causes,
+            vec!["cache-line round trip 74.0 ns at the head, 29.4 ns at the tail (0.40×)"]
+        );
+        // Exactly at the bounds is stable; memcpy halves: not.
+        assert!(!floor_drift(60.0, 10e9, 90.0, 12.5e9).unstable());
+        let d = floor_drift(60.0, 10e9, 60.0, 5e9);
+        assert_eq!(d.causes, vec!["memcpy 10.0 GB/s at the head, 5.0 GB/s at the tail (0.50×)"]);
+        // A head that read nothing cannot be judged stable.
+        assert!(floor_drift(0.0, 10e9, 60.0, 10e9).unstable());
+    }
+}

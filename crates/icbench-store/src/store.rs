@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use icbench_model::{
     Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, FastCounter,
-    Floor, LatencyHistogram, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
+    Floor, FloorTail, LatencyHistogram, LinkCounters, PeerMode, RunMeta, RunStatus, Sched,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -196,6 +196,19 @@ impl Store {
     /// Records the floor measured at the head of a run.
     pub fn set_floor(&mut self, run: RunId, floor: &Floor) -> Result<(), StoreError> {
         let n = write_floor(&self.conn, self.path.as_str(), run, floor)?;
+        self.one_row(n, run)
+    }
+
+    /// Records the floor measured again at the tail of a run.
+    pub fn set_floor_tail(&mut self, run: RunId, tail: &FloorTail) -> Result<(), StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE runs SET floor_tail_cacheline_rtt_ns = ?2, floor_tail_memcpy_bytes_per_s = ?3
+                 WHERE id = ?1",
+                params![run.0, tail.cacheline_rtt_ns, tail.memcpy_bytes_per_s],
+            )
+            .map_err(sql(self.path.as_str(), "recording the floor at the tail"))?;
         self.one_row(n, run)
     }
 
@@ -593,7 +606,8 @@ impl Store {
                         clock_overhead_ns, floor_cacheline_rtt_ns, floor_memcpy_bytes_per_s,
                         floor_memcpy_block_bytes, notes_json,
                         floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns, floor_two_line_rtt_ns,
-                        floor_slot64_rtt_ns
+                        floor_slot64_rtt_ns, floor_tail_cacheline_rtt_ns,
+                        floor_tail_memcpy_bytes_per_s
                  FROM runs WHERE id = ?1",
                 [run.0],
                 |r| {
@@ -626,6 +640,12 @@ impl Store {
                         floor_syscall_unix_rtt_ns: r.get(26)?,
                         floor_two_line_rtt_ns: r.get(27)?,
                         floor_slot64_rtt_ns: r.get(28)?,
+                        floor_tail: match (r.get(29)?, r.get(30)?) {
+                            (Some(cacheline_rtt_ns), Some(memcpy_bytes_per_s)) => {
+                                Some(FloorTail { cacheline_rtt_ns, memcpy_bytes_per_s })
+                            }
+                            _ => None,
+                        },
                         notes_json: r.get(24)?,
                     })
                 },
@@ -786,6 +806,7 @@ struct RunRow {
     floor_two_line_rtt_ns: Option<f64>,
     floor_slot64_rtt_ns: Option<f64>,
     floor_syscall_unix_rtt_ns: Option<f64>,
+    floor_tail: Option<FloorTail>,
     notes_json: String,
 }
 
@@ -849,6 +870,7 @@ impl RunRow {
             clock_overhead_ns: nan_from_null(self.clock_overhead_ns),
             status: parse_status(path, id, &self.status)?,
             floor,
+            floor_tail: self.floor_tail,
             fast_counter: None,
             notes: parse_strings(path, format!("notes of run {id}"), &self.notes_json)?,
         };

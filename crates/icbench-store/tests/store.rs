@@ -3,8 +3,8 @@
 
 use icbench_model::{
     Adaptive, BareComparison, CellData, CellKey, CellOutcome, CellResult, ChannelData, Disturbance,
-    EndDisturbance, FastCounter, Floor, LatencyHistogram, LinkCounters, Pattern, PeerMode, RunMeta,
-    RunStatus, Sched,
+    EndDisturbance, FastCounter, Floor, FloorTail, LatencyHistogram, LinkCounters, Pattern,
+    PeerMode, RunMeta, RunStatus, Sched,
 };
 use icbench_store::{RunId, RunSource, SCHEMA_VERSION, Store, StoreError};
 
@@ -38,6 +38,7 @@ fn meta() -> RunMeta {
         clock_overhead_ns: 21.25,
         status: RunStatus::Running,
         floor: None,
+        floor_tail: None,
         fast_counter: Some(FastCounter {
             counter: Some("cntvct_el0".into()),
             hz: Some(24_000_001.5),
@@ -401,6 +402,8 @@ fn every_outcome_kind_round_trips_with_every_field() {
     store.set_floor(run, &floor).unwrap();
     // Written twice (a floor replaced), still one row per link.
     store.set_floor(run, &floor).unwrap();
+    let tail = FloorTail { cacheline_rtt_ns: 29.4, memcpy_bytes_per_s: 1.52e10 };
+    store.set_floor_tail(run, &tail).unwrap();
     let cells = all_cells();
     for c in &cells {
         store.insert_cell(run, c).unwrap();
@@ -415,6 +418,7 @@ fn every_outcome_kind_round_trips_with_every_field() {
         status: RunStatus::Finished,
         ended_unix_ns: Some(m.started_unix_ns + 5_000_000_000),
         floor: Some(floor),
+        floor_tail: Some(tail),
         notes,
         ..m
     };

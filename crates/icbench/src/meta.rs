@@ -64,6 +64,7 @@ pub fn gather(p: &Placement, clock: &str, clock_overhead_ns: f64) -> RunMeta {
         clock_overhead_ns,
         status: RunStatus::Running,
         floor: None,
+        floor_tail: None,
         fast_counter: Some(icbench_engine::counter::probe(p.host_cpu, p.peer_cpu)),
         notes: Vec::new(),
     }

@@ -227,6 +227,20 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     assert_eq!(shown["meta"]["floor"]["syscall_pipe"], floor["syscall_pipe"]);
     assert_eq!(shown["meta"]["floor"]["syscall_unix"], floor["syscall_unix"]);
     assert_eq!(shown["meta"]["floor"]["slot64_rtt_ns"], floor["slot64_rtt_ns"]);
+    // The floor again at the tail, against the head's (issue #15).
+    let tail = &v["meta"]["floor_tail"];
+    assert!(tail["cacheline_rtt_ns"].as_f64().unwrap() > 0.0, "{tail}");
+    assert_eq!(shown["meta"]["floor_tail"], *tail);
+    let ratio =
+        tail["cacheline_rtt_ns"].as_f64().unwrap() / floor["cacheline_rtt_ns"].as_f64().unwrap();
+    assert!((v["floor_drift"]["cacheline_ratio"].as_f64().unwrap() - ratio).abs() < 1e-9);
+    assert_eq!(
+        v["floor_drift"]["unstable"],
+        !(1.0 / 1.5..=1.5).contains(&ratio)
+            || v["floor_drift"]["memcpy_ratio"]
+                .as_f64()
+                .is_some_and(|m| !(0.8..=1.25).contains(&m))
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 -- icbench results database, schema 10: what disturbed each cell, and where
--- a cell was cut short (issue #15).
+-- a cell was cut short, and the floor at the tail of the run (issue #15).
 --
 -- One row per end (side = 'host' or 'peer') of a measured cell: the
 -- kernel's counters read before and after the cell, differenced
@@ -26,3 +26,8 @@ CREATE TABLE cell_disturbance (
 -- The measured phase was cut at this many messages (the engine's cap)
 -- before the cell time was filled; NULL when the cell time set the count.
 ALTER TABLE cells ADD COLUMN cut_at_messages INTEGER;
+
+-- The floor's cheap part measured again after the last cell (cache-line
+-- round trip, ns; memcpy, B/s): NULL when not measured.
+ALTER TABLE runs ADD COLUMN floor_tail_cacheline_rtt_ns REAL;
+ALTER TABLE runs ADD COLUMN floor_tail_memcpy_bytes_per_s REAL;

@@ -103,6 +103,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         clock_overhead_ns: f64::NAN,
         status: RunStatus::Finished,
         floor: None,
+        floor_tail: None,
         fast_counter: None,
         notes,
     };

@@ -126,6 +126,7 @@ pub fn meta(online: &str) -> RunMeta {
         clock_overhead_ns: 20.0,
         status: RunStatus::Finished,
         floor: None,
+        floor_tail: None,
         fast_counter: None,
         notes: vec![],
     }

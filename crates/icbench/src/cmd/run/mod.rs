@@ -374,6 +374,32 @@ fn measure(
 }
 
 /// Records how the run ended and prints it.
+/// The floor's cheap part again after the last cell, under SCHED_OTHER as
+/// at the head: whether the machine changed under the run (issue #15).
+fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
+    eprintln!("icbench: measuring the floor again at the tail …");
+    let fifo = cpu::current_fifo_priority();
+    if fifo.is_some() {
+        cpu::set_other().map_err(|e| anyhow::anyhow!("floor at the tail: {e}"))?;
+    }
+    let tail = icbench_engine::floor::tail(meta.host_cpu, meta.peer_cpu);
+    if let Some(p) = fifo {
+        cpu::set_fifo(p).map_err(|e| bad(format!("--fifo: {e}")))?;
+    }
+    match tail {
+        Ok(Some(t)) => {
+            store.set_floor_tail(id, &t)?;
+            meta.floor_tail = Some(t);
+        }
+        Ok(None) => meta.notes.push(format!(
+            "CPU {} never answered the floor measurement at the tail",
+            meta.peer_cpu
+        )),
+        Err(e) => meta.notes.push(format!("floor at the tail: {e}")),
+    }
+    Ok(())
+}
+
 fn finish(
     a: &RunArgs,
     mut store: Store,
@@ -388,6 +414,9 @@ fn finish(
         }
         Err(_) => (RunStatus::Interrupted, None),
     };
+    if status == RunStatus::Finished && meta.floor.is_some() {
+        floor_tail(&mut store, id, meta)?;
+    }
     meta.status = status;
     meta.ended_unix_ns = Some(meta::now_unix_ns());
     meta.notes.extend(note.clone());
