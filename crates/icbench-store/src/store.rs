@@ -47,6 +47,11 @@ pub struct RunSummary {
     pub cells_failed: u64,
     /// Cells the link could not carry (status `n/a`).
     pub cells_na: u64,
+    /// The floor's cache-line round trip (ns) and memcpy (B/s) at the head
+    /// of the run, and both again at its tail, where measured.
+    pub floor_cacheline_rtt_ns: Option<f64>,
+    pub floor_memcpy_bytes_per_s: Option<f64>,
+    pub floor_tail: Option<FloorTail>,
 }
 
 /// A run as stored: its metadata and its cells in the order they finished.
@@ -549,7 +554,9 @@ impl Store {
                         r.hostname, r.cpu_model, r.host_cpu, r.peer_cpu,
                         COALESCE(SUM(c.status = 'ok'), 0),
                         COALESCE(SUM(c.status = 'failed'), 0),
-                        COALESCE(SUM(c.status = 'n/a'), 0)
+                        COALESCE(SUM(c.status = 'n/a'), 0),
+                        r.floor_cacheline_rtt_ns, r.floor_memcpy_bytes_per_s,
+                        r.floor_tail_cacheline_rtt_ns, r.floor_tail_memcpy_bytes_per_s
                  FROM runs r LEFT JOIN cells c ON c.run_id = r.id
                  GROUP BY r.id
                  ORDER BY r.id",
@@ -574,6 +581,14 @@ impl Store {
                         cells_ok: r.get(9)?,
                         cells_failed: r.get(10)?,
                         cells_na: r.get(11)?,
+                        floor_cacheline_rtt_ns: r.get(12)?,
+                        floor_memcpy_bytes_per_s: r.get(13)?,
+                        floor_tail: match (r.get(14)?, r.get(15)?) {
+                            (Some(cacheline_rtt_ns), Some(memcpy_bytes_per_s)) => {
+                                Some(FloorTail { cacheline_rtt_ns, memcpy_bytes_per_s })
+                            }
+                            _ => None,
+                        },
                     },
                 ))
             })

@@ -139,3 +139,43 @@ fn a_store_locked_mid_run_by_another_writer_loses_no_cell() {
     .unwrap();
     assert_eq!(rows(&v, "pingpong").len(), 17, "every measured cell is stored");
 }
+
+#[test]
+fn a_run_whose_floor_moved_between_head_and_tail_is_unstable_everywhere() {
+    use icbench_model::{Floor, FloorTail, RunStatus};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let mut store = icbench_store::Store::open(&db).unwrap();
+    let floor = |cacheline_rtt_ns: f64| Floor {
+        cacheline_rtt_ns,
+        two_line_rtt_ns: None,
+        slot64_rtt_ns: None,
+        memcpy_bytes_per_s: 13.0e9,
+        memcpy_block_bytes: 65536,
+        syscall_pipe_rtt_ns: None,
+        syscall_unix_rtt_ns: None,
+        syscall_pipe: None,
+        syscall_unix: None,
+    };
+    // Noise-notes' three runs: 74.0 ns at one head; the vCPUs then moved
+    // (29.4 ns). A second run stayed in its state (68.8 → 62.5 ns).
+    for (head, tail) in [(74.0, 29.4), (68.8, 62.5)] {
+        let run = store.begin_run(&common::meta("0-1")).unwrap();
+        store.set_floor(run, &floor(head)).unwrap();
+        let t = FloorTail { cacheline_rtt_ns: tail, memcpy_bytes_per_s: 13.5e9 };
+        store.set_floor_tail(run, &t).unwrap();
+        store.finish_run(run, RunStatus::Finished, 1, None, &[]).unwrap();
+    }
+    drop(store);
+    let runs = icbench().args(["runs", "--json", "--db"]).arg(&db).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();
+    assert_eq!(v["runs"][0]["status"], "finished, unstable");
+    assert_eq!(v["runs"][1]["status"], "finished");
+    let show = icbench().args(["show", "1", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("UNSTABLE: the machine changed under the run"), "{text}");
+    assert!(text.contains("0.40× the head's"), "{text}");
+    let show = icbench().args(["show", "2", "--json", "--db"]).arg(&db).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(v["floor_drift"]["unstable"], false, "{}", v["floor_drift"]);
+}

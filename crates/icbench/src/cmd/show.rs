@@ -29,6 +29,18 @@ pub(crate) fn open_existing(path: &std::path::Path) -> Result<Store> {
     open_store(path)
 }
 
+/// Whether a stored run's floor moved past its bound from head to tail
+/// (`icbench_stats::disturbance::floor_drift`).
+fn unstable(r: &icbench_store::RunSummary) -> bool {
+    match (r.floor_cacheline_rtt_ns, r.floor_memcpy_bytes_per_s, r.floor_tail) {
+        (Some(c), Some(m), Some(t)) => {
+            icbench_stats::disturbance::floor_drift(c, m, t.cacheline_rtt_ns, t.memcpy_bytes_per_s)
+                .unstable()
+        }
+        _ => false,
+    }
+}
+
 pub fn runs(a: &DbArgs) -> Result<ExitCode> {
     // A database that is not there is refused as `show` refuses it (a
     // mistyped --db listed nothing with exit 0, issue #22); nothing is made.
@@ -44,6 +56,9 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
                 && crate::claim::holder(&a.db, r.id.0).is_none()
             {
                 "abandoned".to_string()
+            } else if unstable(&r) {
+                // The floor moved past its bound between head and tail.
+                format!("{}, unstable", r.status.as_str())
             } else {
                 r.status.as_str().to_string()
             },
