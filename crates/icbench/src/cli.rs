@@ -16,7 +16,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
                   queues, netlink, a pty), with the physical floor measured in the same run. Every \
                   run is kept in an SQLite file (icbench.db) so it can be shown again.",
     after_help = "Start with `icbench run`; `icbench runs` lists what is stored and \
-                  `icbench show latest` prints a run again."
+                  `icbench show latest` prints a run again.\n\n\
+                  Exit status: 0 done; 1 a failure while working (the message says what to \
+                  do); 2 bad input (a value, a file, a run another process measures); \
+                  128 + the signal for a run that Ctrl-C (130), SIGTERM (143) or SIGHUP (129) \
+                  stopped, its finished cells kept (`icbench run --resume latest` goes on)."
 )]
 pub struct Cli {
     #[command(subcommand)]

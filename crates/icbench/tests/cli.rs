@@ -546,6 +546,11 @@ fn help_teaches_and_links_lists_every_kind() {
     );
     let options = text.split("Global options:").next().unwrap();
     assert!(!options.contains("--sysfs-root"), "global options among run's: {text}");
+    // The exit statuses a script can rely on (issue #22).
+    let out = icbench().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Exit status: 0 done; 1 a failure"), "{text}");
+    assert!(text.contains("Ctrl-C (130)"), "{text}");
     let out = icbench().args(["export", "-h"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("What to write: csv"), "{text}");
