@@ -429,8 +429,11 @@ fn failure(
     let exit = s.peer_exit();
     let secs = cfg.timeout.as_secs_f64();
     let reason = match (fired, err) {
+        // "No complete reply", not "nothing": a peer that sent part of a
+        // reply, or bytes that are not one, stalls the wait the same way
+        // (issue #22: a raw peer's garbage was reported as silence).
         (Some(Fired::Timeout), CellError::Stalled { waiting }) => {
-            format!("timeout: nothing from the peer for {secs} s while {waiting}")
+            format!("timeout: no complete reply from the peer for {secs} s while {waiting}")
         }
         (Some(Fired::Timeout), _) => {
             let mut r = format!("timeout: no reply from the peer within {secs} s");
