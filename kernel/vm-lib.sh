@@ -49,7 +49,9 @@ icb_run() {
         return
     fi
     case " $* " in *" -p "*) pattern= ;; *) pattern="-p pingpong" ;; esac
-    # shellcheck disable=SC2086  # $pattern is two words or none
+    # One block per cell: these are checks of the drivers, not of figures.
+    case " $* " in *" --replicates "*) ;; *) pattern="$pattern --replicates 1" ;; esac
+    # shellcheck disable=SC2086  # $pattern is a few words or none
     timeout "${ICB_RUN_TIMEOUT:-180}" "${ICB_BIN:-/icb/icbench}" run -L "$spec" --protocol "$proto" \
         $pattern --no-floor --json --db "${ICB_DB:-/tmp/icb.db}" --cpus 0,1 "$@" \
         >"$T/out" 2>"$T/err"

@@ -31,12 +31,16 @@ impl DisturbanceView {
 /// The mark a disturbed cell's figure carries in the tables.
 pub const MARK: &str = "!";
 
-/// `MARK` after a figure when the cell was disturbed.
-pub fn marked(figure: String, d: &Option<DisturbanceView>) -> String {
-    match d {
-        Some(v) if v.disturbed => format!("{figure} {MARK}"),
-        _ => figure,
-    }
+/// `MARK` after a figure when the cell was disturbed or its replicate
+/// blocks disagree.
+pub fn marked(
+    figure: String,
+    d: &Option<DisturbanceView>,
+    r: &Option<crate::replicates::ReplicatesView>,
+) -> String {
+    let disturbed = d.as_ref().is_some_and(|v| v.disturbed);
+    let disagree = r.as_ref().is_some_and(|r| r.disagree);
+    if disturbed || disagree { format!("{figure} {MARK}") } else { figure }
 }
 
 /// One line per disturbed cell of a run: the cell and what disturbed it.
@@ -49,6 +53,25 @@ pub fn footnotes(view: &crate::RunView) -> Vec<String> {
             out.push(format!("{MARK} {what}: {}", v.causes.join("; ")));
         }
     };
+    let mut disagree = Vec::new();
+    let mut blocks = |what: String, r: &Option<crate::replicates::ReplicatesView>| {
+        if let Some(r) = r.as_ref().filter(|r| r.disagree) {
+            disagree.push(format!("{MARK} {what}: {}", crate::replicates::disagreement(r)));
+        }
+    };
+    for r in &view.pingpong {
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+        blocks(format!("pingpong {link} {}", bytes(r.size_bytes)), &r.replicates);
+    }
+    for r in &view.stream {
+        let link =
+            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+        blocks(format!("stream {link} {} {}", bytes(r.size_bytes), r.direction), &r.replicates);
+    }
+    for r in &view.oneway {
+        blocks(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.replicates);
+    }
     for r in &view.pingpong {
         let link =
             with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
@@ -66,6 +89,7 @@ pub fn footnotes(view: &crate::RunView) -> Vec<String> {
         let size = format!("{}×{}", bytes(r.block_bytes), r.blocks);
         add(format!("bulk {} {size}", link_name(&r.link, &r.protocol)), &r.disturbance);
     }
+    out.extend(disagree);
     out
 }
 

@@ -16,6 +16,7 @@ pub mod html;
 pub mod json;
 pub mod model;
 pub mod pairs;
+pub mod replicates;
 pub mod rt;
 pub mod rthist;
 pub mod stats;

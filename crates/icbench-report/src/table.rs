@@ -139,8 +139,10 @@ fn pingpong_table(rows: &[PingPongRow]) -> Table {
         if r.status == "ok" {
             match &r.rtt_ns {
                 Some(s) => line.extend([
-                    marked(format::ns(s.summary.p50), &r.disturbance),
-                    median_ci_short(s),
+                    marked(format::ns(s.summary.p50), &r.disturbance, &r.replicates),
+                    r.replicates
+                        .as_ref()
+                        .map_or_else(|| median_ci_short(s), crate::replicates::ci_short),
                     format::ns(s.summary.p99),
                     format::ns(s.summary.max),
                 ]),
@@ -211,8 +213,10 @@ fn oneway_table(rows: &[OneWayRow]) -> Table {
             Some(s) if r.status == "ok" => line.extend([
                 s.summary.count.to_string(),
                 format::ns(s.summary.min),
-                marked(format::ns(s.summary.p50), &r.disturbance),
-                median_ci_short(s),
+                marked(format::ns(s.summary.p50), &r.disturbance, &r.replicates),
+                r.replicates
+                    .as_ref()
+                    .map_or_else(|| median_ci_short(s), crate::replicates::ci_short),
                 format::ns(s.summary.p99),
                 format::ns(s.summary.max),
             ]),
@@ -355,6 +359,27 @@ statistics per cell (ns; outliers are flagged, never removed)"
     warnings(view, out)
 }
 
+/// What the CI column means: a repeat run's interval from the blocks, or
+/// the within-cell interval of a run measured in one block per cell.
+fn ci_meaning(
+    r: Option<&crate::replicates::ReplicatesView>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match r {
+        Some(r) => writeln!(
+            out,
+            "95% CI: where a repeat run's figure will land, from this run's {} blocks per cell \
+             spread over the run (t on logs, docs/method.md)",
+            r.blocks
+        ),
+        None => writeln!(
+            out,
+            "95% CI: of the median within the cell (one block, --replicates 1): it says nothing \
+             of what a repeat run will show"
+        ),
+    }
+}
+
 /// The disturbed cells, each with what disturbed it, and the cells cut
 /// short of their cell time.
 fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
@@ -369,7 +394,8 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if !lines.is_empty() {
         writeln!(
             out,
-            "\ndisturbed cells (the kernel's counters crossed a threshold, docs/method.md):"
+            "\nmarked cells (!): disturbed, as the kernel's counters show, or their blocks \
+             disagree (docs/method.md):"
         )?;
         for l in lines {
             for w in format::wrap(&l, 100) {
@@ -389,10 +415,13 @@ fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
 
 fn stream_table(rows: &[StreamRow]) -> Table {
     let busy = any_busy(rows.iter().map(|r| r.tx_busy));
-    let mut t = table(&with_busy(
-        vec!["link", "size", "direction", "messages/s", "payload B/s", "÷ memcpy", "window"],
-        busy,
-    ));
+    let reps = rows.iter().any(|r| r.replicates.is_some());
+    let mut header = vec!["link", "size", "direction", "messages/s", "payload B/s"];
+    if reps {
+        header.push("B/s\n95% CI");
+    }
+    header.extend(["÷ memcpy", "window"]);
+    let mut t = table(&with_busy(header, busy));
     for r in rows {
         let link =
             with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
@@ -400,7 +429,16 @@ fn stream_table(rows: &[StreamRow]) -> Table {
         if r.status == "ok" {
             line.extend([
                 format::rate(r.msgs_per_s.unwrap_or(f64::NAN), "msg/s"),
-                marked(format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"), &r.disturbance),
+                marked(
+                    format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
+                    &r.disturbance,
+                    &r.replicates,
+                ),
+            ]);
+            if reps {
+                line.push(r.replicates.as_ref().map_or("–".into(), crate::replicates::ci_short));
+            }
+            line.extend([
                 r.over_memcpy.map_or("–".into(), format::ratio),
                 r.window.map_or("–".into(), |w| format!("{w} msg")),
             ]);
@@ -526,7 +564,7 @@ fn bulk_table(rows: &[BulkRow]) -> Table {
             Some(s) if r.status == "ok" => {
                 line.extend([
                     s.summary.count.to_string(),
-                    marked(format::ns(s.summary.p50), &r.disturbance),
+                    marked(format::ns(s.summary.p50), &r.disturbance, &r.replicates),
                     format::ns(s.summary.p99),
                     format::ns(s.summary.max),
                     format::rate(r.transfers_per_s.unwrap_or(f64::NAN), "/s"),
@@ -672,6 +710,9 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if !view.pingpong.is_empty() {
         writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
         writeln!(out, "{}", pingpong_table(&view.pingpong))?;
+        if !view.is_imported() && view.pingpong.iter().any(|r| r.rtt_ns.is_some()) {
+            ci_meaning(view.pingpong.iter().find_map(|r| r.replicates.as_ref()), out)?;
+        }
     }
     if !view.stream.is_empty() {
         writeln!(
@@ -1077,6 +1118,7 @@ mod tests {
             common_window: None,
             disturbance: None,
             cut: None,
+            replicates: None,
         }
     }
 
@@ -1126,6 +1168,7 @@ mod tests {
             tx_busy: Some(busy),
             disturbance: None,
             cut: None,
+            replicates: None,
         };
         let quiet = bulk_table(&[bulk(0)]).to_string();
         assert!(!quiet.contains(TX_BUSY), "{quiet}");

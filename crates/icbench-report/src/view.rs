@@ -91,6 +91,10 @@ pub struct PingPongRow {
     /// cell time was filled (issue #15): where, and how long it measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutView>,
+    /// The cell's replicate blocks and the interval a repeat run's figure
+    /// will land in (issue #15); absent for a cell measured once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<crate::replicates::ReplicatesView>,
 }
 
 /// The channels of a multi-channel cell, all counted over one common
@@ -193,6 +197,10 @@ pub struct OneWayRow {
     /// cell time was filled (issue #15): where, and how long it measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutView>,
+    /// The cell's replicate blocks and the interval a repeat run's figure
+    /// will land in (issue #15); absent for a cell measured once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<crate::replicates::ReplicatesView>,
 }
 
 /// A timer (wake-up latency) cell.
@@ -246,6 +254,10 @@ pub struct StreamRow {
     /// cell time was filled (issue #15): where, and how long it measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutView>,
+    /// The cell's replicate blocks and the interval a repeat run's figure
+    /// will land in (issue #15); absent for a cell measured once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<crate::replicates::ReplicatesView>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
@@ -283,6 +295,10 @@ pub struct BulkRow {
     /// cell time was filled (issue #15): where, and how long it measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutView>,
+    /// The cell's replicate blocks and the interval a repeat run's figure
+    /// will land in (issue #15); absent for a cell measured once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<crate::replicates::ReplicatesView>,
 }
 
 /// One of the performance targets, measured against the same run's floor.
@@ -412,6 +428,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         common_window: None,
         disturbance: None,
         cut: None,
+        replicates: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
@@ -470,6 +487,7 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         common_window: None,
         disturbance: None,
         cut: None,
+        replicates: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
@@ -503,6 +521,7 @@ fn oneway_row(c: &CellResult) -> OneWayRow {
         msgs_per_s: None,
         disturbance: None,
         cut: None,
+        replicates: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
@@ -530,6 +549,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         tx_busy: None,
         disturbance: None,
         cut: None,
+        replicates: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
@@ -544,20 +564,40 @@ fn bulk_row(c: &CellResult) -> BulkRow {
 
 /// Builds the view of a run from its metadata and cells.
 pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
-    let pingpong: Vec<PingPongRow> = cells
+    // Replicate blocks of one cell become one row (issue #15).
+    build_from(run_id, meta, cells, crate::replicates::group(cells))
+}
+
+/// The view with one row per stored cell: every replicate block on its own
+/// (`icbench show --blocks`).
+pub fn build_blocks(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
+    let each = cells
         .iter()
-        .filter(|c| c.key.pattern == Pattern::PingPong)
-        .map(|c| pingpong_row(c, meta))
+        .map(|c| crate::replicates::Grouped { result: c.clone(), replicates: None })
         .collect();
-    let stream: Vec<StreamRow> = cells
-        .iter()
-        .filter(|c| c.key.pattern == Pattern::Stream)
-        .map(|c| stream_row(c, meta))
+    build_from(run_id, meta, cells, each)
+}
+
+fn build_from(
+    run_id: i64,
+    meta: &RunMeta,
+    cells: &[CellResult],
+    grouped: Vec<crate::replicates::Grouped>,
+) -> RunView {
+    let of = |p: Pattern| grouped.iter().filter(move |g| g.result.key.pattern == p);
+    let pingpong: Vec<PingPongRow> = of(Pattern::PingPong)
+        .map(|g| PingPongRow { replicates: g.replicates.clone(), ..pingpong_row(&g.result, meta) })
         .collect();
-    let bulk = cells.iter().filter(|c| c.key.pattern == Pattern::Bulk).map(bulk_row).collect();
+    let stream: Vec<StreamRow> = of(Pattern::Stream)
+        .map(|g| StreamRow { replicates: g.replicates.clone(), ..stream_row(&g.result, meta) })
+        .collect();
+    let bulk = of(Pattern::Bulk)
+        .map(|g| BulkRow { replicates: g.replicates.clone(), ..bulk_row(&g.result) })
+        .collect();
     let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
-    let oneway =
-        cells.iter().filter(|c| c.key.pattern == Pattern::OneWay).map(oneway_row).collect();
+    let oneway = of(Pattern::OneWay)
+        .map(|g| OneWayRow { replicates: g.replicates.clone(), ..oneway_row(&g.result) })
+        .collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
         schema_version: JSON_SCHEMA_VERSION,
@@ -882,6 +922,7 @@ mod bare_target_tests {
             common_window: None,
             disturbance: None,
             cut: None,
+            replicates: None,
         }
     }
 

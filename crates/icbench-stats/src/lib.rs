@@ -37,6 +37,7 @@ mod histview;
 mod interval;
 mod outliers;
 mod quantile;
+mod replicates;
 mod resample;
 mod summary;
 
@@ -58,5 +59,6 @@ pub use outliers::{
     modified_z_scores, tukey_fences, tukey_fences_hist,
 };
 pub use quantile::{median, quantile, quantile_sorted};
+pub use replicates::{RepeatInterval, repeat_interval95};
 pub use resample::{BOOTSTRAP_GENERATOR, Resampler};
 pub use summary::Summary;

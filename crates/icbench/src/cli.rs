@@ -136,6 +136,11 @@ pub struct ShowArgs {
     /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
     #[arg(long)]
     pub stats: bool,
+    /// One row per measured block instead of per cell: a cell's replicate
+    /// blocks (`run --replicates`, a plan's repetitions) each with its own
+    /// figures and `rep` factor, in the order they were stored.
+    #[arg(long)]
+    pub blocks: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -422,9 +427,17 @@ pub struct RunArgs {
     #[arg(long, default_value = "5s", value_name = "DURATION")]
     pub timeout: String,
 
-    /// Measuring time per cell, after a discarded warm-up.
-    #[arg(long, default_value = "60ms", value_name = "DURATION")]
+    /// Measuring time per cell and block, after a discarded warm-up.
+    #[arg(long, default_value = "20ms", value_name = "DURATION")]
     pub cell_time: String,
+
+    /// Measure each cell in this many blocks, interleaved with every other
+    /// cell's in a random order (its seed stored with the run); the CI is
+    /// then where a repeat run's figure will land, from the spread of the
+    /// blocks. 1: one block per cell in listed order, the CI within it.
+    /// A resumed run keeps its own.
+    #[arg(long, env = "ICBENCH_REPLICATES", default_value_t = 3, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub replicates: u32,
 
     /// Messages in flight in the stream pattern.
     #[arg(long, default_value_t = 32, value_name = "N")]

@@ -313,7 +313,11 @@ fn a_faulty_icb_peer_fails_the_cell_by_its_channel() {
     let cmd = format!("{peer} --path {{path}}");
     for (pattern, fault, want) in [
         ("pingpong", "crc-after=30", "channel 3 of 4: bad frame from the peer: CRC mismatch"),
-        ("stream", "hang-after=20", "channel 3 of 4: timeout: no complete reply from the peer for 1 s"),
+        (
+            "stream",
+            "hang-after=20",
+            "channel 3 of 4: timeout: no complete reply from the peer for 1 s",
+        ),
     ] {
         let (_dir, path) = db();
         let v = run_json(

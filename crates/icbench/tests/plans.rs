@@ -40,8 +40,10 @@ fn links_here() -> bool {
 }
 
 /// `icbench show RUN --json` of the only run in `db`.
+/// The latest run, one row per stored cell (each repetition its own).
 fn show(db: &Path) -> Value {
-    let out = icbench().args(["show", "latest", "--json", "--db"]).arg(db).output().unwrap();
+    let out =
+        icbench().args(["show", "latest", "--blocks", "--json", "--db"]).arg(db).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }

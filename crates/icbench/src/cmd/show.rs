@@ -121,7 +121,14 @@ pub(crate) fn load_view(
 
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     let store = open_existing(&a.db.db)?;
-    let (run, view) = load_view(&store, &a.db.db, &a.run)?;
+    let (run, mut view) = load_view(&store, &a.db.db, &a.run)?;
+    if a.blocks {
+        view = icbench_report::view::build_blocks(run.id.0, &run.meta, &run.cells).with_source(
+            run.source.to_string(),
+            run.provenance.clone(),
+            run.warnings.clone(),
+        );
+    }
     // A measured realtime run prints as rt-tests do; an imported one (e.g.
     // cyclictest's JSON) keeps the run view with its provenance and
     // warnings, and `--stats` always shows the full per-cell statistics.

@@ -16,6 +16,10 @@ use serde_json::Value;
 pub fn icbench() -> Command {
     let mut c = Command::cargo_bin("icbench").expect("the icbench binary is built");
     c.env_remove("ICBENCH_DB");
+    // One block per cell: these tests are of what a cell does (faults,
+    // channels, tables); replicates have their own (tests/hold.rs), which
+    // pass --replicates.
+    c.env("ICBENCH_REPLICATES", "1");
     c
 }
 
@@ -26,6 +30,7 @@ pub fn icbench_process() -> std::process::Command {
     let mut c = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("icbench")
         .expect("the icbench binary is built");
     c.env_remove("ICBENCH_DB");
+    c.env("ICBENCH_REPLICATES", "1");
     c
 }
 

@@ -1,6 +1,7 @@
 //! A run from flags: `icbench run -L … -p … -s …` resolved into a plan
-//! (links × patterns × sizes, in listed order so a link's cells share one
-//! peer) and the run's settings. Every bad value is caught here, before
+//! (links × patterns × sizes, each in `--replicates` blocks interleaved in
+//! a random order, or in listed order with one block so that a link's cells
+//! share one peer) and the run's settings. Every bad value is caught here, before
 //! anything is measured or stored.
 
 use anyhow::Result;
@@ -371,23 +372,45 @@ pub(crate) fn resolve(a: &RunArgs) -> Result<FromFlags> {
     if let Some((l, why)) = missing.first().filter(|_| !a.dry_run && missing.len() == links.len()) {
         return Err(bad(format!("--link {l}: {why}")));
     }
-    let mut plan_cells = Vec::with_capacity(links.len() * cells.len());
+    let k = a.replicates;
+    let mut plan_cells = Vec::with_capacity(links.len() * cells.len() * k as usize);
     for link in &links {
         for cell in &cells {
-            plan_cells.push(plan_cell(plan_cells.len() as u32, link, cell));
+            for rep in 0..k {
+                let mut c = plan_cell(0, link, cell);
+                if k > 1 {
+                    c.rep = rep;
+                    c.factors.insert("rep".into(), rep.to_string());
+                }
+                plan_cells.push(c);
+            }
         }
+    }
+    // Replicate blocks interleaved over the whole run (issue #15): a change
+    // of the machine part-way through then shows as blocks that disagree,
+    // instead of shifting every figure measured after it. One block per
+    // cell keeps the listed order, where a link's cells share one peer.
+    let (order, seed) = if k > 1 {
+        let seed = super::fresh_seed();
+        icbench_plan::order::shuffle(&mut plan_cells, seed);
+        (Order::Random, seed)
+    } else {
+        (Order::Listed, 0)
+    };
+    for (i, c) in plan_cells.iter_mut().enumerate() {
+        c.index = i as u32;
     }
     let plan = Plan {
         name: None,
-        seed: 0,
-        order: Order::Listed,
-        repetitions: 1,
+        seed,
+        order,
+        repetitions: k,
         cell_time_ns,
         budget_ns: None,
         varied: Vec::new(),
         cells: plan_cells,
     };
-    Ok(FromFlags { plan, settings, fault, notes, seeded: true })
+    Ok(FromFlags { plan, settings, fault, notes, seeded: k == 1 })
 }
 
 /// A plan cell of a flag run (no factors beyond the cell key).

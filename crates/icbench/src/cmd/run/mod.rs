@@ -125,7 +125,7 @@ pub(crate) fn from_file(a: &RunArgs, path: &std::path::Path) -> Result<FromFlags
 
 /// A seed for a plan that names none (recorded with the run, so any value
 /// will do as long as runs differ).
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     let t = meta::now_unix_ns() as u64;
     // SplitMix64's finaliser spreads the clock's low bits over the word.
     let mut z = t ^ (u64::from(std::process::id()) << 32);
@@ -192,6 +192,13 @@ fn start(
     }
     if settings.source != "flags" {
         meta.notes.push(plan_note(plan, &settings.source));
+    } else if plan.repetitions > 1 {
+        meta.notes.push(format!(
+            "each cell in {} blocks, every block of every cell in one random order (seed {}, {})",
+            plan.repetitions,
+            plan.seed,
+            icbench_plan::order::ORDER_GENERATOR
+        ));
     }
     // What each link reaches (for rpmsg: the remote core's firmware and state).
     let mut seen = HashSet::new();
