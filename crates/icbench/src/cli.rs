@@ -439,6 +439,12 @@ pub struct RunArgs {
     #[arg(long, env = "ICBENCH_REPLICATES", default_value_t = 3, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub replicates: u32,
 
+    /// Measure each planned block once, even one the kernel's counters show
+    /// disturbed (by default such a block is measured once more at the end
+    /// of the run).
+    #[arg(long, env = "ICBENCH_NO_REMEASURE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_remeasure: bool,
+
     /// Messages in flight in the stream pattern.
     #[arg(long, default_value_t = 32, value_name = "N")]
     pub window: u32,

@@ -227,3 +227,44 @@ fn replicate_blocks_are_interleaved_stored_apart_and_shown_as_one_cell() {
         "{text}"
     );
 }
+
+#[test]
+fn disturbed_blocks_are_measured_again_once() {
+    let cpus = icbench_engine::cpu::CpuList::usable().cpus;
+    if cpus.len() < 2 {
+        eprintln!("SKIP: needs two CPUs, this process may use {cpus:?}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let pair = format!("{},{}", cpus[0], cpus[1]);
+    let out = {
+        // Every block shares the host's CPU with a spinning thread: each is
+        // disturbed, each is measured once more, and no more than once.
+        let _hog = Hog::on(cpus[0]);
+        icbench()
+            .env_remove("ICBENCH_NO_REMEASURE")
+            .args(["run", "--json", "--no-floor", "-L", "shm", "-p", "pingpong", "-s", "64"])
+            .args(["--cell-time", "20ms", "--replicates", "2", "--cpus", &pair, "--db"])
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &rows(&v, "pingpong")[0];
+    assert_eq!(row["replicates"]["blocks"], 4, "{row}");
+    let notes = v["meta"]["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n.as_str().unwrap().starts_with("2 disturbed blocks measured again")),
+        "{notes:?}"
+    );
+    let blocks = icbench().args(["show", "--blocks", "--json", "--db"]).arg(&db).output().unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&blocks.stdout).unwrap();
+    let mut reps: Vec<String> = rows(&b, "pingpong")
+        .iter()
+        .map(|r| r["factors"]["rep"].as_str().unwrap().to_string())
+        .collect();
+    reps.sort();
+    assert_eq!(reps, ["0", "1", "2", "3"]);
+}

@@ -89,7 +89,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (mut store, id, mut meta, _claim) = start(&a, &settings, &plan, notes)?;
-    let measured = measure(&mut store, id, &plan, &settings, &plan.cells, fault, a.json_stream, 0);
+    let measured = measure(&mut store, id, &plan, &settings, &plan.cells, fault, &a, 0);
     finish(&a, store, id, &mut meta, measured)
 }
 
@@ -304,9 +304,10 @@ fn measure(
     settings: &Settings,
     todo: &[PlanCell],
     fault: Option<icbench_engine::Fault>,
-    json_stream: bool,
+    a: &RunArgs,
     done: usize,
 ) -> Measured {
+    let (json_stream, no_remeasure) = (a.json_stream, a.no_remeasure);
     install_sigint();
     let cell_time = Duration::from_nanos(plan.cell_time_ns);
     let deadline = plan.budget_ns.map(|b| Instant::now() + Duration::from_nanos(b));
@@ -320,56 +321,83 @@ fn measure(
     // group (its own session), so that a spent budget stops the run at the
     // next cell whatever the plan's grouping (before, a one-link plan ran
     // whole: issue #22).
-    let grouped: Vec<&[PlanCell]> =
-        if deadline.is_some() { todo.chunks(1).collect() } else { groups(todo) };
-    for (i, group) in grouped.into_iter().enumerate() {
-        if STOP.load(Ordering::SeqCst) {
-            status.0 = RunStatus::Interrupted;
-            break;
-        }
-        // The first cell always runs, so every invocation makes progress
-        // however small the budget (and `--resume` always gets further).
-        if i > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            let spent =
-                icbench_plan::estimate::human(Duration::from_nanos(plan.budget_ns.unwrap_or(0)));
-            status = (
-                RunStatus::Interrupted,
-                Some(format!(
-                    "the plan's budget of {spent} was spent: {} cells measured, {} left; \
-                     `icbench run --resume {run}` measures them",
-                    rec.stored,
-                    todo.len() - rec.stored
-                )),
-            );
-            break;
-        }
-        let c0 = &group[0];
-        let spec = LinkSpec::parse(&c0.link)
-            .map_err(|e| anyhow::anyhow!("the plan's link '{}' no longer parses: {e}", c0.link))?;
-        rec.expect(group);
-        let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
-        if let Err(reason) = place_cell(settings, c0) {
-            // Every cell of the group fails with the reason; the run goes on.
-            let cfg = settings.engine(c0, cell_time, peer.clone(), None);
-            for c in &specs {
-                let key = c.key(&cfg, &spec);
-                icbench_engine::Observer::cell_started(&mut rec, &key);
-                let outcome = CellOutcome::Failed { reason: format!("placing the host: {reason}") };
-                icbench_engine::Observer::cell_finished(&mut rec, &CellResult { key, outcome });
+    let mut round: Vec<PlanCell> = todo.to_vec();
+    let mut remeasured = false;
+    'rounds: loop {
+        let grouped: Vec<&[PlanCell]> =
+            if deadline.is_some() { round.chunks(1).collect() } else { groups(&round) };
+        for (i, group) in grouped.into_iter().enumerate() {
+            if STOP.load(Ordering::SeqCst) {
+                status.0 = RunStatus::Interrupted;
+                break;
             }
-            continue;
+            // The first cell always runs, so every invocation makes progress
+            // however small the budget (and `--resume` always gets further).
+            if (i > 0 || remeasured) && deadline.is_some_and(|d| Instant::now() >= d) {
+                let spent = icbench_plan::estimate::human(Duration::from_nanos(
+                    plan.budget_ns.unwrap_or(0),
+                ));
+                status = (
+                    RunStatus::Interrupted,
+                    Some(format!(
+                        "the plan's budget of {spent} was spent: {} cells measured, {} left; \
+                     `icbench run --resume {run}` measures them",
+                        rec.stored,
+                        (todo.len() + rec.extra).saturating_sub(rec.stored)
+                    )),
+                );
+                break 'rounds;
+            }
+            let c0 = &group[0];
+            let spec = LinkSpec::parse(&c0.link).map_err(|e| {
+                anyhow::anyhow!("the plan's link '{}' no longer parses: {e}", c0.link)
+            })?;
+            rec.expect(group);
+            let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
+            if let Err(reason) = place_cell(settings, c0) {
+                // Every cell of the group fails with the reason; the run goes on.
+                let cfg = settings.engine(c0, cell_time, peer.clone(), None);
+                for c in &specs {
+                    let key = c.key(&cfg, &spec);
+                    icbench_engine::Observer::cell_started(&mut rec, &key);
+                    let outcome =
+                        CellOutcome::Failed { reason: format!("placing the host: {reason}") };
+                    icbench_engine::Observer::cell_finished(&mut rec, &CellResult { key, outcome });
+                }
+                continue;
+            }
+            let f = if faulted.insert(c0.link.clone()) { fault } else { None };
+            let cfg = settings.engine(c0, cell_time, peer.clone(), f);
+            if icbench_engine::run_link(&cfg, &spec, &specs, &mut clocks, &mut rec)
+                == LinkRun::Interrupted
+            {
+                status.0 = RunStatus::Interrupted;
+                break 'rounds;
+            }
+            if rec.error.is_some() {
+                break 'rounds;
+            }
         }
-        let f = if faulted.insert(c0.link.clone()) { fault } else { None };
-        let cfg = settings.engine(c0, cell_time, peer.clone(), f);
-        if icbench_engine::run_link(&cfg, &spec, &specs, &mut clocks, &mut rec)
-            == LinkRun::Interrupted
-        {
-            status.0 = RunStatus::Interrupted;
+        // Once, after every planned cell: each block the kernel's counters
+        // showed disturbed is measured again, in a new random order (issue #15;
+        // at most one extra block per planned block, so at most K per cell).
+        if remeasured || no_remeasure || plan.repetitions < 2 || STOP.load(Ordering::SeqCst) {
             break;
         }
-        if rec.error.is_some() {
+        round = remeasure(plan, &rec.disturbed);
+        if round.is_empty() {
             break;
         }
+        remeasured = true;
+        rec.add_cells(round.len());
+        icbench_engine::Observer::run_note(
+            &mut rec,
+            &format!(
+                "{} disturbed blocks measured again after the planned ones (the view uses the \
+             undisturbed blocks of a cell when at least two remain)",
+                round.len()
+            ),
+        );
     }
     let (notes, error) = rec.finish();
     if let Some(e) = error {
@@ -380,7 +408,6 @@ fn measure(
     Ok((status.0, status.1, notes))
 }
 
-/// Records how the run ended and prints it.
 /// The floor's cheap part again after the last cell, under SCHED_OTHER as
 /// at the head: whether the machine changed under the run (issue #15).
 fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
@@ -407,6 +434,34 @@ fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
     Ok(())
 }
 
+/// The blocks to measure again: one new block per disturbed block, with
+/// the next `rep` of its cell and a plan index past the plan's (a resumed
+/// run measures the plan, not these), in a random order from the plan's
+/// seed.
+fn remeasure(plan: &Plan, disturbed: &[PlanCell]) -> Vec<PlanCell> {
+    let mut next_rep: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(disturbed.len());
+    for c in disturbed {
+        let mut t = c.clone();
+        t.index = 0;
+        t.rep = 0;
+        t.factors.remove("rep");
+        let key = serde_json::to_string(&t).unwrap_or_default();
+        let r = next_rep.entry(key).or_insert(plan.repetitions);
+        let mut extra = c.clone();
+        extra.rep = *r;
+        extra.factors.insert("rep".into(), r.to_string());
+        *r += 1;
+        out.push(extra);
+    }
+    icbench_plan::order::shuffle(&mut out, plan.seed ^ 0x5eed_0f2e_4ea5);
+    for (i, c) in out.iter_mut().enumerate() {
+        c.index = (plan.cells.len() + i) as u32;
+    }
+    out
+}
+
+/// Records how the run ended and prints it.
 fn finish(
     a: &RunArgs,
     mut store: Store,
@@ -507,8 +562,7 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     store.reopen_run(id, &note).context("marking the run as running again")?;
     eprintln!("icbench: run {id}: {note}");
     let mut meta = store.load_run(id)?.meta;
-    let measured =
-        measure(&mut store, id, &plan, &settings, &todo, None, a.json_stream, done.len());
+    let measured = measure(&mut store, id, &plan, &settings, &todo, None, a, done.len());
     finish(a, store, id, &mut meta, measured)
 }
 

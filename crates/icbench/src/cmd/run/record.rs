@@ -32,6 +32,11 @@ pub(crate) struct Recorder<'a> {
     pub stored: usize,
     /// Run notes the engine reported (the common-clock check of oneway).
     pub notes: Vec<String>,
+    /// The plan cells stored as disturbed (the kernel's counters crossed a
+    /// threshold), to measure again.
+    pub disturbed: Vec<PlanCell>,
+    /// Cells added to the plan's (disturbed blocks measured again).
+    pub extra: usize,
 }
 
 impl<'a> Recorder<'a> {
@@ -66,12 +71,21 @@ impl<'a> Recorder<'a> {
             error: None,
             stored: 0,
             notes: Vec::new(),
+            disturbed: Vec::new(),
+            extra: 0,
         }
     }
 
     /// The plan cells of the next call to the engine.
     pub fn expect(&mut self, cells: &[PlanCell]) {
         self.pending = cells.iter().cloned().collect();
+    }
+
+    /// `n` more cells than the plan's are to be measured.
+    pub fn add_cells(&mut self, n: usize) {
+        self.extra += n;
+        self.total += n;
+        self.bar.inc_length(n as u64);
     }
 
     /// Ends the bar; returns the engine's notes and any storing error.
@@ -218,6 +232,12 @@ impl Observer for Recorder<'_> {
         if let Err(e) = self.store(&plan, &result) {
             self.error = Some(e);
             STOP.store(true, Ordering::SeqCst);
+            return;
+        }
+        if let CellOutcome::Measured(d) = &result.outcome
+            && d.disturbance.is_some_and(|x| !icbench_stats::disturbance::causes(&x).is_empty())
+        {
+            self.disturbed.push(plan);
         }
     }
 }
