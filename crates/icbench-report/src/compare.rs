@@ -12,6 +12,7 @@
 //! Cells that only have a rate (stream, goodput imports) are compared on
 //! bytes/s, one value each, without a test.
 
+use crate::replicates::Grouped;
 use icbench_model::{CellData, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern};
 use icbench_stats::{
     BOOTSTRAP_GENERATOR, Summary, mann_whitney_u_hist, ratio_of_medians_ci95,
@@ -106,12 +107,23 @@ fn measured(c: &CellResult) -> Option<&CellData> {
 /// `by_link` the cells are matched on (pattern, size, blocks, factors) only
 /// (two links of one run), otherwise also on link, protocol and channels.
 pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
+    // A cell's replicate blocks are one cell here too, compared on the
+    // spread between blocks (issue #15).
+    let grouped: Vec<Vec<Grouped>> = inputs
+        .iter()
+        .map(|i| {
+            let owned: Vec<CellResult> = i.cells.iter().map(|c| (*c).clone()).collect();
+            crate::replicates::group(&owned)
+        })
+        .collect();
     let mut rows = Vec::new();
     if let Some((base, others)) = inputs.split_first() {
-        for other in others {
-            for a in &base.cells {
+        for (k, other) in others.iter().enumerate() {
+            for ga in &grouped[0] {
+                let a = &ga.result;
                 let Some(da) = measured(a) else { continue };
-                let b = other.cells.iter().find(|b| {
+                let gb = grouped[k + 1].iter().find(|g| {
+                    let b = &g.result;
                     b.key.pattern == a.key.pattern
                         && b.key.size_bytes == a.key.size_bytes
                         && b.key.blocks == a.key.blocks
@@ -121,16 +133,18 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                                 && b.key.protocol == a.key.protocol
                                 && measured(b).map(|d| d.channels) == Some(da.channels)))
                 });
-                let Some(b) = b else { continue };
+                let Some(gb) = gb else { continue };
+                let b = &gb.result;
                 let Some(db) = measured(b) else { continue };
                 let link = if by_link {
                     format!("{} vs {}", a.key.link, b.key.link)
                 } else {
                     crate::table::link_name(&a.key.link, &a.key.protocol)
                 };
-                if let Some(row) =
+                if let Some(mut row) =
                     compare_cell(link, a, da, db, &base.side.label, &other.side.label)
                 {
+                    between_blocks(&mut row, ga, gb);
                     rows.push(row);
                 }
             }
@@ -143,6 +157,48 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
         bootstrap_seed: BOOTSTRAP_SEED,
         bootstrap_generator: BOOTSTRAP_GENERATOR,
         rows,
+    }
+}
+
+/// With replicate blocks on both sides: the ratio, its CI and the test
+/// from the blocks' figures (`icbench_stats::compare_blocks`), replacing
+/// the sample-level ones, which see only the noise within blocks. A side
+/// marked disturbed or with blocks that disagree decides nothing.
+fn between_blocks(row: &mut CompareRow, a: &Grouped, b: &Grouped) {
+    let marked = |g: &Grouped| {
+        let disturbed = measured(&g.result)
+            .and_then(crate::disturbed::DisturbanceView::of)
+            .is_some_and(|v| v.disturbed);
+        disturbed || g.replicates.as_ref().is_some_and(|r| r.disagree)
+    };
+    if let (Some(ra), Some(rb)) = (&a.replicates, &b.replicates)
+        && ra.metric == rb.metric
+        && let Some(c) = icbench_stats::compare_blocks(&ra.values, &rb.values)
+    {
+        row.metric = ra.metric;
+        row.baseline_value = ra.center;
+        row.other_value = rb.center;
+        row.baseline_count = ra.used as u64;
+        row.other_count = rb.used as u64;
+        row.difference = rb.center - ra.center;
+        row.ratio = c.ratio;
+        row.ratio_ci95_lo = Some(c.lo);
+        row.ratio_ci95_hi = Some(c.hi);
+        row.ratio_ci_method = Some(format!(
+            "between replicate blocks ({} vs {}): Welch's t on the logs of the block figures",
+            ra.used, rb.used
+        ));
+        row.mann_whitney_p = None;
+        row.welch_p = Some(c.p);
+        row.significant = Some(c.p < ALPHA);
+        row.note = None;
+    }
+    if marked(a) || marked(b) {
+        row.significant = None;
+        row.note = Some(
+            "a side is marked (disturbed, or its blocks disagree): the difference is not decided"
+                .into(),
+        );
     }
 }
 

@@ -306,6 +306,43 @@ mod tests {
         }
     }
 
+    fn side(label: &str) -> crate::compare::Side {
+        crate::compare::Side {
+            label: label.into(),
+            run_id: 1,
+            source: "measured".into(),
+            hostname: "h".into(),
+            cpu_model: "c".into(),
+            link: None,
+        }
+    }
+
+    #[test]
+    fn compare_decides_on_the_blocks_and_not_on_marked_cells() {
+        use crate::compare::{Input, build};
+        let a = [block(0, 100, false), block(1, 102, false), block(2, 101, false)];
+        let b = [block(0, 120, false), block(1, 121, false), block(2, 119, false)];
+        let inputs = [
+            Input { side: side("a"), cells: a.iter().collect() },
+            Input { side: side("b"), cells: b.iter().collect() },
+        ];
+        let v = build(&inputs, false);
+        assert_eq!(v.rows.len(), 1, "one row per cell, not per block: {:?}", v.rows);
+        let r = &v.rows[0];
+        assert!(r.ratio_ci_method.as_deref().unwrap().starts_with("between replicate blocks"));
+        assert_eq!(r.significant, Some(true), "{r:?}");
+        assert!((r.ratio - 1.19).abs() < 0.01, "{r:?}");
+        // Blocks 1.3× apart on one side: marked, so nothing is decided.
+        let c = [block(0, 100, false), block(1, 130, false), block(2, 101, false)];
+        let inputs = [
+            Input { side: side("c"), cells: c.iter().collect() },
+            Input { side: side("b"), cells: b.iter().collect() },
+        ];
+        let r = &build(&inputs, false).rows[0];
+        assert_eq!(r.significant, None, "{r:?}");
+        assert!(r.note.as_deref().unwrap().contains("blocks disagree"));
+    }
+
     #[test]
     fn blocks_become_one_cell_with_their_spread() {
         let g = group(&[block(0, 100, false), block(1, 110, false), block(2, 121, false)]);

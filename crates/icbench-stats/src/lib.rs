@@ -59,6 +59,6 @@ pub use outliers::{
     modified_z_scores, tukey_fences, tukey_fences_hist,
 };
 pub use quantile::{median, quantile, quantile_sorted};
-pub use replicates::{RepeatInterval, repeat_interval95};
+pub use replicates::{BlockComparison, RepeatInterval, compare_blocks, repeat_interval95};
 pub use resample::{BOOTSTRAP_GENERATOR, Resampler};
 pub use summary::Summary;

@@ -102,3 +102,65 @@ mod tests {
         assert_eq!(repeat_interval95(&[f64::NAN, 0.0, 5.0]), None);
     }
 }
+
+/// Two runs' replicate blocks of one cell compared (issue #15): the ratio
+/// of their geometric means (`b` over `a`), its 95 % CI and Welch's test,
+/// all on the logs of the block figures, so the variance that decides is
+/// the one between blocks — what a repeat run would also see — and not the
+/// one between samples of a block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockComparison {
+    /// exp(mean log b − mean log a).
+    pub ratio: f64,
+    /// 95 % CI of the ratio (Welch–Satterthwaite df, Student's t): low end.
+    pub lo: f64,
+    /// High end.
+    pub hi: f64,
+    /// Welch's two-sided p-value.
+    pub p: f64,
+}
+
+/// Compares blocks `b` with blocks `a`; `None` unless each side has at
+/// least two positive figures and they are not all equal.
+pub fn compare_blocks(a: &[f64], b: &[f64]) -> Option<BlockComparison> {
+    let logs = |v: &[f64]| -> Vec<f64> {
+        v.iter().filter(|x| x.is_finite() && **x > 0.0).map(|x| x.ln()).collect()
+    };
+    let (la, lb) = (logs(a), logs(b));
+    if la.len() < 2 || lb.len() < 2 {
+        return None;
+    }
+    let t = crate::welch_t_test(&lb, &la)?;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let d = mean(&lb) - mean(&la);
+    // t = d / se, so se = d / t (t is 0 only when d is: then the CI is
+    // empty of information and the ratio exactly 1).
+    let se = if t.t != 0.0 { d / t.t } else { 0.0 };
+    let half = t_975(t.df) * se.abs();
+    Some(BlockComparison {
+        ratio: d.exp(),
+        lo: (d - half).exp(),
+        hi: (d + half).exp(),
+        p: t.p_two_sided,
+    })
+}
+
+#[cfg(test)]
+mod compare_tests {
+    use super::*;
+
+    #[test]
+    fn blocks_twenty_percent_apart_differ_and_overlapping_ones_do_not() {
+        // logs: means differ by ln 1.2020004; se 0.0244354, df 3.99851.
+        let c = compare_blocks(&[100.0, 104.0, 98.0], &[120.0, 118.0, 125.0]).unwrap();
+        assert!((c.ratio - 1.202_000_413_652_716_5).abs() < 1e-12, "{c:?}");
+        let half = t_975(3.998_509_171_693_797_7) * 0.024_435_386_149_222_62;
+        assert!((c.lo - (c.ratio.ln() - half).exp()).abs() < 1e-9, "{c:?}");
+        assert!((c.hi - (c.ratio.ln() + half).exp()).abs() < 1e-9, "{c:?}");
+        // t = 7.53 on ~4 df: p between 0.001 and 0.01.
+        assert!(c.p > 0.001 && c.p < 0.01, "{c:?}");
+        let c = compare_blocks(&[100.0, 130.0, 90.0], &[110.0, 95.0, 125.0]).unwrap();
+        assert!(c.p > 0.05 && c.lo < 1.0 && c.hi > 1.0, "{c:?}");
+        assert_eq!(compare_blocks(&[100.0], &[1.0, 2.0]), None);
+    }
+}
