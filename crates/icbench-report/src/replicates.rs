@@ -385,3 +385,91 @@ mod tests {
         assert!(g[0].replicates.is_none());
     }
 }
+
+/// Share of flagged cells above which a run is not fit for quoting.
+pub const UNFIT_SHARE: f64 = 0.5;
+/// Share of flagged cells up to which a run counts as reproducible.
+pub const REPRODUCIBLE_SHARE: f64 = 0.1;
+
+/// The run's last word on its own figures (issue #15): whether they can be
+/// quoted, and if not, what was measured that says so.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunVerdict {
+    /// `reproducible`, `partly reproducible`, `not fit for quoting`, or
+    /// `not judged` (a run without replicate blocks and counters).
+    pub verdict: &'static str,
+    /// Measured cells (ping-pong, stream, oneway, bulk).
+    pub cells: usize,
+    /// Of them, marked disturbed.
+    pub disturbed: usize,
+    /// Of them, with blocks that disagree.
+    pub disagree: usize,
+    /// Marked either way.
+    pub flagged: usize,
+    /// The floor moved past its bound between head and tail.
+    pub unstable: bool,
+    /// The verdict in one line, with the counts.
+    pub text: String,
+}
+
+impl RunVerdict {
+    /// From the rows of a run (marks) and its floor drift.
+    pub fn of(view: &crate::RunView) -> RunVerdict {
+        let marks = view
+            .pingpong
+            .iter()
+            .filter(|r| r.status == "ok")
+            .map(|r| (&r.disturbance, &r.replicates))
+            .chain(
+                view.stream
+                    .iter()
+                    .filter(|r| r.status == "ok")
+                    .map(|r| (&r.disturbance, &r.replicates)),
+            )
+            .chain(
+                view.oneway
+                    .iter()
+                    .filter(|r| r.status == "ok")
+                    .map(|r| (&r.disturbance, &r.replicates)),
+            )
+            .chain(
+                view.bulk
+                    .iter()
+                    .filter(|r| r.status == "ok")
+                    .map(|r| (&r.disturbance, &r.replicates)),
+            );
+        let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
+        for (d, r) in marks {
+            cells += 1;
+            let dist = d.as_ref().is_some_and(|v| v.disturbed);
+            let dis = r.as_ref().is_some_and(|r| r.disagree);
+            judged += usize::from(d.is_some() || r.is_some());
+            disturbed += usize::from(dist);
+            disagree += usize::from(dis);
+            flagged += usize::from(dist || dis);
+        }
+        let unstable = view.floor_drift.as_ref().is_some_and(|d| d.unstable);
+        let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
+        let counts = format!(
+            "{flagged} of {cells} cells marked ({disturbed} disturbed, {disagree} with blocks \
+             that disagree)"
+        );
+        let (verdict, text) = if judged == 0 || view.is_imported() {
+            (
+                "not judged",
+                "verdict: not judged (no replicate blocks or disturbance counters)".into(),
+            )
+        } else if unstable || share > UNFIT_SHARE {
+            let why = if unstable { "the machine changed under the run (floor); " } else { "" };
+            ("not fit for quoting", format!("verdict: NOT FIT FOR QUOTING: {why}{counts}"))
+        } else if share > REPRODUCIBLE_SHARE {
+            (
+                "partly reproducible",
+                format!("verdict: partly reproducible: {counts}; quote only unmarked cells"),
+            )
+        } else {
+            ("reproducible", format!("verdict: reproducible: {counts}"))
+        };
+        RunVerdict { verdict, cells, disturbed, disagree, flagged, unstable, text }
+    }
+}

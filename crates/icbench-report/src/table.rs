@@ -780,7 +780,14 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             }
         }
     }
-    warnings(view, out)
+    warnings(view, out)?;
+    if let Some(v) = view.verdict.as_ref().filter(|v| v.verdict != "not judged") {
+        writeln!(out)?;
+        for line in format::wrap(&v.text, 100) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
 }
 
 /// An entry of a CPU-pair matrix as text: the value with its unit, `n/a`

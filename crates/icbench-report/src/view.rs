@@ -46,6 +46,8 @@ pub struct RunView {
     /// were measured (issue #15): an unstable run says so in its header.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub floor_drift: Option<crate::disturbed::FloorDriftView>,
+    /// Whether the run's figures can be quoted (issue #15).
+    pub verdict: Option<crate::replicates::RunVerdict>,
 }
 
 /// A ping-pong cell.
@@ -614,7 +616,9 @@ fn build_from(
         cpu_pairs: crate::pairs::build(cells),
         targets,
         floor_drift: crate::disturbed::FloorDriftView::of(meta),
+        verdict: None,
     }
+    .judged()
 }
 
 impl RunView {
@@ -628,6 +632,11 @@ impl RunView {
         self.source = source.into();
         self.provenance = provenance;
         self.warnings = warnings;
+        self.judged()
+    }
+
+    fn judged(mut self) -> RunView {
+        self.verdict = Some(crate::replicates::RunVerdict::of(&self));
         self
     }
 
