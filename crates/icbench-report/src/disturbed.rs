@@ -43,87 +43,124 @@ pub fn marked(
     if disturbed || disagree { format!("{figure} {MARK}") } else { figure }
 }
 
-/// One line per disturbed cell of a run: the cell and what disturbed it.
-pub fn footnotes(view: &crate::RunView) -> Vec<String> {
+/// A measured-pattern row of a run as the marks see it: how it is named
+/// and what it carries. One walker ([`rows`]) serves the footnotes, the
+/// counters table, the cut lines and the run's verdict.
+pub(crate) struct Marked<'a> {
+    /// `pingpong`, `stream`, `oneway`, `bulk`.
+    pub pattern: &'static str,
+    /// The row's direction where it has one (stream, oneway).
+    pub direction: Option<&'a str>,
+    /// The link with its protocol, channels and factors.
+    pub link: String,
+    /// The size (bulk: block × blocks).
+    pub size: String,
+    /// Measured (`ok`).
+    pub ok: bool,
+    pub disturbance: &'a Option<DisturbanceView>,
+    pub cut: &'a Option<CutView>,
+    pub replicates: &'a Option<crate::replicates::ReplicatesView>,
+}
+
+impl Marked<'_> {
+    /// "stream pipe 64 B h2p".
+    pub fn label(&self) -> String {
+        match self.direction {
+            Some(d) => format!("{} {} {} {d}", self.pattern, self.link, self.size),
+            None => format!("{} {} {}", self.pattern, self.link, self.size),
+        }
+    }
+}
+
+/// Every ping-pong, stream, oneway and bulk row of a run, in that order.
+pub(crate) fn rows(view: &crate::RunView) -> Vec<Marked<'_>> {
     use crate::format::bytes;
     use crate::table::{link_label, link_name, with_factors};
+    let named = |link: &str, protocol: &Option<String>, channels, factors| {
+        with_factors(link_label(&link_name(link, protocol), channels), factors)
+    };
     let mut out = Vec::new();
-    let mut add = |what: String, d: &Option<DisturbanceView>| {
-        if let Some(v) = d.as_ref().filter(|v| v.disturbed) {
-            out.push(format!("{MARK} {what}: {}", v.causes.join("; ")));
-        }
-    };
-    let mut disagree = Vec::new();
-    let mut blocks = |what: String, r: &Option<crate::replicates::ReplicatesView>| {
-        if let Some(r) = r.as_ref().filter(|r| r.disagree) {
-            disagree.push(format!("{MARK} {what}: {}", crate::replicates::disagreement(r)));
-        }
-    };
     for r in &view.pingpong {
-        let link =
-            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-        blocks(format!("pingpong {link} {}", bytes(r.size_bytes)), &r.replicates);
+        out.push(Marked {
+            pattern: "pingpong",
+            direction: None,
+            link: named(&r.link, &r.protocol, r.channels, &r.factors),
+            size: bytes(r.size_bytes),
+            ok: r.status == "ok",
+            disturbance: &r.disturbance,
+            cut: &r.cut,
+            replicates: &r.replicates,
+        });
     }
     for r in &view.stream {
-        let link =
-            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-        blocks(format!("stream {link} {} {}", bytes(r.size_bytes), r.direction), &r.replicates);
+        out.push(Marked {
+            pattern: "stream",
+            direction: Some(&r.direction),
+            link: named(&r.link, &r.protocol, r.channels, &r.factors),
+            size: bytes(r.size_bytes),
+            ok: r.status == "ok",
+            disturbance: &r.disturbance,
+            cut: &r.cut,
+            replicates: &r.replicates,
+        });
     }
     for r in &view.oneway {
-        blocks(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.replicates);
-    }
-    for r in &view.pingpong {
-        let link =
-            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-        add(format!("pingpong {link} {}", bytes(r.size_bytes)), &r.disturbance);
-    }
-    for r in &view.stream {
-        let link =
-            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-        add(format!("stream {link} {} {}", bytes(r.size_bytes), r.direction), &r.disturbance);
-    }
-    for r in &view.oneway {
-        add(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.disturbance);
+        out.push(Marked {
+            pattern: "oneway",
+            direction: Some(&r.direction),
+            link: with_factors(r.link.clone(), &r.factors),
+            size: bytes(r.size_bytes),
+            ok: r.status == "ok",
+            disturbance: &r.disturbance,
+            cut: &r.cut,
+            replicates: &r.replicates,
+        });
     }
     for r in &view.bulk {
-        let size = format!("{}×{}", bytes(r.block_bytes), r.blocks);
-        add(format!("bulk {} {size}", link_name(&r.link, &r.protocol)), &r.disturbance);
+        out.push(Marked {
+            pattern: "bulk",
+            direction: None,
+            link: link_name(&r.link, &r.protocol),
+            size: format!("{}×{}", bytes(r.block_bytes), r.blocks),
+            ok: r.status == "ok",
+            disturbance: &r.disturbance,
+            cut: &r.cut,
+            replicates: &r.replicates,
+        });
     }
-    out.extend(disagree);
     out
+}
+
+/// One line per marked cell of a run: the disturbed ones with what
+/// disturbed them, then those whose blocks disagree, with their range.
+pub fn footnotes(view: &crate::RunView) -> Vec<String> {
+    let rows = rows(view);
+    let disturbed = rows.iter().filter_map(|m| {
+        let v = m.disturbance.as_ref().filter(|v| v.disturbed)?;
+        Some(format!("{MARK} {}: {}", m.label(), v.causes.join("; ")))
+    });
+    let disagree = rows.iter().filter_map(|m| {
+        let r = m.replicates.as_ref().filter(|r| r.disagree)?;
+        Some(format!("{MARK} {}: {}", m.label(), crate::replicates::disagreement(r)))
+    });
+    disturbed.chain(disagree).collect()
 }
 
 /// The counters of every cell that has them, for `icbench show --stats`:
 /// one row per cell, host and peer side by side ("–": not offered here).
 pub fn counters_rows(view: &crate::RunView) -> Vec<Vec<String>> {
-    use crate::format::{bytes, ns};
-    use crate::table::{link_label, link_name, with_factors};
-    let mut cells: Vec<(String, String, String, &DisturbanceView)> = Vec::new();
-    for r in &view.pingpong {
-        if let Some(d) = &r.disturbance {
-            let link =
-                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-            cells.push(("pingpong".into(), link, bytes(r.size_bytes), d));
-        }
-    }
-    for r in &view.stream {
-        if let Some(d) = &r.disturbance {
-            let link =
-                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
-            cells.push((format!("stream {}", r.direction), link, bytes(r.size_bytes), d));
-        }
-    }
-    for r in &view.oneway {
-        if let Some(d) = &r.disturbance {
-            cells.push((format!("oneway {}", r.direction), r.link.clone(), bytes(r.size_bytes), d));
-        }
-    }
-    for r in &view.bulk {
-        if let Some(d) = &r.disturbance {
-            let size = format!("{}×{}", bytes(r.block_bytes), r.blocks);
-            cells.push(("bulk".into(), link_name(&r.link, &r.protocol), size, d));
-        }
-    }
+    use crate::format::ns;
+    let cells: Vec<(String, String, String, &DisturbanceView)> = rows(view)
+        .into_iter()
+        .filter_map(|m| {
+            let d = m.disturbance.as_ref()?;
+            let pattern = match m.direction {
+                Some(dir) => format!("{} {dir}", m.pattern),
+                None => m.pattern.to_string(),
+            };
+            Some((pattern, m.link, m.size, d))
+        })
+        .collect();
     let pair = |h: Option<u64>, p: Option<u64>, f: &dyn Fn(u64) -> String| {
         let one = |v: Option<u64>| v.map_or("–".to_string(), f);
         format!("{} / {}", one(h), one(p))
@@ -223,30 +260,18 @@ impl CutView {
 
 /// One line per cell cut short of its cell time.
 pub fn cut_lines(view: &crate::RunView) -> Vec<String> {
-    use crate::format::bytes;
-    let mut out = Vec::new();
-    let mut add = |what: String, c: &Option<CutView>| {
-        if let Some(c) = c {
-            out.push(format!(
-                "{what}: stopped at the cap of {} messages after {:.2} s of measuring",
+    rows(view)
+        .iter()
+        .filter_map(|m| {
+            let c = m.cut.as_ref()?;
+            Some(format!(
+                "{}: stopped at the cap of {} messages after {:.2} s of measuring",
+                m.label(),
                 c.at_messages,
                 c.measured_ns as f64 / 1e9
-            ));
-        }
-    };
-    for r in &view.pingpong {
-        add(format!("pingpong {} {}", r.link, bytes(r.size_bytes)), &r.cut);
-    }
-    for r in &view.stream {
-        add(format!("stream {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.cut);
-    }
-    for r in &view.oneway {
-        add(format!("oneway {} {} {}", r.link, bytes(r.size_bytes), r.direction), &r.cut);
-    }
-    for r in &view.bulk {
-        add(format!("bulk {} {}×{}", r.link, bytes(r.block_bytes), r.blocks), &r.cut);
-    }
-    out
+            ))
+        })
+        .collect()
 }
 
 /// The floor at the tail against the head's, as shown.

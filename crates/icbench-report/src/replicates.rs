@@ -415,35 +415,12 @@ pub struct RunVerdict {
 impl RunVerdict {
     /// From the rows of a run (marks) and its floor drift.
     pub fn of(view: &crate::RunView) -> RunVerdict {
-        let marks = view
-            .pingpong
-            .iter()
-            .filter(|r| r.status == "ok")
-            .map(|r| (&r.disturbance, &r.replicates))
-            .chain(
-                view.stream
-                    .iter()
-                    .filter(|r| r.status == "ok")
-                    .map(|r| (&r.disturbance, &r.replicates)),
-            )
-            .chain(
-                view.oneway
-                    .iter()
-                    .filter(|r| r.status == "ok")
-                    .map(|r| (&r.disturbance, &r.replicates)),
-            )
-            .chain(
-                view.bulk
-                    .iter()
-                    .filter(|r| r.status == "ok")
-                    .map(|r| (&r.disturbance, &r.replicates)),
-            );
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
-        for (d, r) in marks {
+        for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
             cells += 1;
-            let dist = d.as_ref().is_some_and(|v| v.disturbed);
-            let dis = r.as_ref().is_some_and(|r| r.disagree);
-            judged += usize::from(d.is_some() || r.is_some());
+            let dist = m.disturbance.as_ref().is_some_and(|v| v.disturbed);
+            let dis = m.replicates.as_ref().is_some_and(|r| r.disagree);
+            judged += usize::from(m.disturbance.is_some() || m.replicates.is_some());
             disturbed += usize::from(dist);
             disagree += usize::from(dis);
             flagged += usize::from(dist || dis);

@@ -48,14 +48,19 @@ impl Drop for Hog {
     }
 }
 
-#[test]
-fn a_cell_sharing_its_cpu_with_a_busy_thread_is_marked_disturbed() {
+/// The first two CPUs this process may use; `None` (saying so) with fewer.
+fn two_cpus() -> Option<(u32, u32)> {
     let cpus = icbench_engine::cpu::CpuList::usable().cpus;
     if cpus.len() < 2 {
         eprintln!("SKIP: needs two CPUs, this process may use {cpus:?}");
-        return;
+        return None;
     }
-    let (host, peer) = (cpus[0], cpus[1]);
+    Some((cpus[0], cpus[1]))
+}
+
+#[test]
+fn a_cell_sharing_its_cpu_with_a_busy_thread_is_marked_disturbed() {
+    let Some((host, peer)) = two_cpus() else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let pair = format!("{host},{peer}");
@@ -241,18 +246,14 @@ fn replicate_blocks_are_interleaved_stored_apart_and_shown_as_one_cell() {
 
 #[test]
 fn disturbed_blocks_are_measured_again_once() {
-    let cpus = icbench_engine::cpu::CpuList::usable().cpus;
-    if cpus.len() < 2 {
-        eprintln!("SKIP: needs two CPUs, this process may use {cpus:?}");
-        return;
-    }
+    let Some((host, peer)) = two_cpus() else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let pair = format!("{},{}", cpus[0], cpus[1]);
+    let pair = format!("{host},{peer}");
     let out = {
         // Every block shares the host's CPU with a spinning thread: each is
         // disturbed, each is measured once more, and no more than once.
-        let _hog = Hog::on(cpus[0]);
+        let _hog = Hog::on(host);
         icbench()
             .env_remove("ICBENCH_NO_REMEASURE")
             .args(["run", "--json", "--no-floor", "-L", "shm", "-p", "pingpong", "-s", "64"])
