@@ -855,6 +855,8 @@ pub struct RunListRow {
     pub cells_ok: u64,
     pub cells_failed: u64,
     pub cells_na: u64,
+    /// The run's floor moved past its bound between head and tail.
+    pub unstable: bool,
 }
 
 pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
@@ -867,7 +869,7 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
         t.add_row(vec![
             r.id.to_string(),
             format::unix_ns(r.started_unix_ns),
-            r.status.clone(),
+            if r.unstable { format!("{}, unstable", r.status) } else { r.status.clone() },
             r.source.clone(),
             r.hostname.clone(),
             r.cpus.clone(),

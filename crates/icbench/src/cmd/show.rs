@@ -56,12 +56,11 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
                 && crate::claim::holder(&a.db, r.id.0).is_none()
             {
                 "abandoned".to_string()
-            } else if unstable(&r) {
-                // The floor moved past its bound between head and tail.
-                format!("{}, unstable", r.status.as_str())
             } else {
                 r.status.as_str().to_string()
             },
+            // The floor moved past its bound between head and tail.
+            unstable: unstable(&r),
             source: r.source.to_string(),
             hostname: r.hostname,
             // An imported run's CPUs are not known (stored as 0 and 0).
