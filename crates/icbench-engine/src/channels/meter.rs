@@ -109,7 +109,14 @@ impl Meter {
         if !complete {
             return None;
         }
-        let start_offset_ns = self.first.map_or(self.start_offset_ns, |f| f - self.t0);
+        // A channel whose thread was not scheduled before T1 (3 channels
+        // on 2 CPUs under load) never started inside the window: it is
+        // placed at the window's end, so start + active ≤ window holds.
+        let start_offset_ns = match (self.first, self.rule) {
+            (Some(f), _) => f - self.t0,
+            (None, StopRule::At(t1)) => self.start_offset_ns.min(t1.saturating_sub(self.t0)),
+            (None, StopRule::Messages(_)) => self.start_offset_ns,
+        };
         Some(ChannelData {
             channel: self.channel,
             messages: self.counted,
@@ -118,5 +125,30 @@ impl Meter {
             active_ns: self.first.map_or(0, |f| self.last.saturating_sub(f)),
             latency: latency.filter(|h| !h.is_empty()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CI8: a channel whose thread first ran 1 s after T0, with T1 at
+    /// T0 + 10 ms, reported a start offset past the window.
+    #[test]
+    fn a_channel_that_never_ran_inside_the_window_starts_at_its_end() {
+        let t0 = now_ns() - 1_000_000_000;
+        let m = Meter::start(t0, 0, Duration::ZERO, StopRule::At(t0 + 10_000_000), 64);
+        let d = m.finish(None).expect("T1 is past: the channel is complete");
+        assert_eq!((d.messages, d.active_ns, d.start_offset_ns), (0, 0, 10_000_000));
+    }
+
+    #[test]
+    fn a_channel_that_sent_starts_at_its_first_send() {
+        let t0 = now_ns() - 1_000_000_000;
+        let mut m = Meter::start(t0, 0, Duration::ZERO, StopRule::At(t0 + 10_000_000), 64);
+        m.first_send(t0 + 2_000);
+        m.count_to(3, t0 + 9_000);
+        let d = m.finish(None).unwrap();
+        assert_eq!((d.messages, d.bytes, d.start_offset_ns, d.active_ns), (3, 192, 2_000, 7_000));
     }
 }
