@@ -171,6 +171,7 @@ pub fn oneway(
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: paced.capped,
+        timed_batch: None,
         adaptive: None,
     })
 }

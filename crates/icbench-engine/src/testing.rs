@@ -17,6 +17,7 @@ pub(crate) fn budget(cell_time: Duration) -> Budget {
         ci_target: None,
         ci_max_time: Duration::ZERO,
         channel_stagger: Duration::ZERO,
+        clock_granule_ns: 0.0,
     }
 }
 

@@ -171,6 +171,7 @@ pub(crate) fn sample_cell(
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -199,6 +200,7 @@ pub(crate) fn rate_cell(
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -229,6 +231,7 @@ pub(crate) fn hist_cell(
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }

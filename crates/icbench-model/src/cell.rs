@@ -180,7 +180,16 @@ pub struct CellData {
     /// (a bound on memory and on `--raw`'s samples), before the cell time
     /// was filled; `None` when the cell time set the count.
     pub cut_at_messages: Option<u64>,
+    /// Round trips per pair of clock reads when a ping-pong cell was timed
+    /// in batches because one round trip spans too few of the clock's
+    /// granules (issue #15 item 4): its latencies are the batches' mean
+    /// round trips. `None`: each round trip timed on its own.
+    pub timed_batch: Option<u32>,
 }
+
+/// Clock steps a timed sample spans at least, so that one step is at most
+/// 1 % of it: below, a ping-pong cell is timed in batches (issue #15 item 4).
+pub const RESOLVE_STEPS: f64 = 100.0;
 
 /// One channel of a multi-channel cell. Every channel is counted over the
 /// cell's common window `[T0, T1]`, so its throughput is `bytes` over the

@@ -201,6 +201,10 @@ pub struct RunMeta {
     pub clock: String,
     /// Median cost of one read of that clock, ns.
     pub clock_overhead_ns: f64,
+    /// The step its readings move in, ns ([`clock_gettime`'s resolution
+    /// as seen], issue #15 item 4); NaN when not measured (imports, runs
+    /// stored before schema 11).
+    pub clock_granule_ns: f64,
     pub status: RunStatus,
     pub floor: Option<Floor>,
     /// The floor's cheap part measured again when the last cell had

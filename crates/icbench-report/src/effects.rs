@@ -570,6 +570,7 @@ mod tests {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
             adaptive: None,
         }
     }

@@ -10,6 +10,30 @@ pub fn ns(v: f64) -> String {
     scaled(v, &[(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")], "")
 }
 
+/// A duration in ns shown no finer than the timing's resolution (ns): a
+/// 121 ns round trip on a clock whose readings step by 10 ns reads
+/// `120 ns` (issue #15 item 4). Without a known resolution, or one of
+/// 1 ns or finer, as [`ns`].
+pub fn ns_at(v: f64, resolution_ns: Option<f64>) -> String {
+    match resolution_ns {
+        Some(r) if r > 1.0 && v.is_finite() => ns((v / r).round() * r),
+        _ => ns(v),
+    }
+}
+
+/// A relative half-width `rel` of a figure `center`, as `±x %`, but never
+/// narrower than the timing's resolution allows: below it, the
+/// resolution's share of the figure marked `(clock)` — a CI of "±0.00 %"
+/// on round trips that sit on a 10 ns grid says nothing (issue #15).
+pub fn rel_at(rel: f64, center: f64, resolution_ns: Option<f64>) -> String {
+    match resolution_ns {
+        Some(r) if r > 1.0 && center > 0.0 && rel * center < r => {
+            format!("±{} % (clock)", sig3(r / center * 100.0))
+        }
+        _ => format!("±{} %", sig3(rel * 100.0)),
+    }
+}
+
 /// `v` in the largest of `units` (scale, prefix) that leaves at least 1,
 /// with three significant digits and `suffix`. The unit is chosen after
 /// rounding, so 999.7 ns reads `1.00 µs`, not `1000 ns`.
@@ -112,6 +136,24 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_are_shown_no_finer_than_their_resolution() {
+        // Round trips on a 10 ns clock: 121 ns reads 120 ns.
+        assert_eq!(ns_at(121.0, Some(10.0)), "120 ns");
+        assert_eq!(ns_at(126.0, Some(10.0)), "130 ns");
+        // A batch of 8 on that clock resolves 1.25 ns: 3 digits stand.
+        assert_eq!(ns_at(121.4, Some(1.25)), "121 ns");
+        assert_eq!(ns_at(1234.0, Some(10.0)), "1.23 µs");
+        assert_eq!(ns_at(121.0, Some(1.0)), "121 ns");
+        assert_eq!(ns_at(121.0, None), "121 ns");
+        // An interval narrower than one clock step says so.
+        assert_eq!(rel_at(0.0, 130.0, Some(10.0)), "±7.69 % (clock)");
+        assert_eq!(rel_at(0.05, 130.0, Some(10.0)), "±7.69 % (clock)");
+        assert_eq!(rel_at(0.1, 130.0, Some(10.0)), "±10.0 %");
+        assert_eq!(rel_at(0.0, 130.0, Some(1.0)), "±0.00 %");
+        assert_eq!(rel_at(0.0123, 130.0, None), "±1.23 %");
+    }
 
     #[test]
     fn durations_sizes_and_rates_carry_units() {

@@ -107,7 +107,7 @@ fn meta_table(h: &mut String, v: &RunView) {
             "scheduling",
             format!("{}{}", m.sched, if m.mlock { ", mlockall" } else { "" }),
         ));
-        rows.push(("clock", format!("{} (one read {})", m.clock, format::ns(m.clock_overhead_ns))));
+        rows.push(("clock", crate::table::clock_line(m)));
         if let Some(g) = &m.governor {
             rows.push(("governor", g.clone()));
         }

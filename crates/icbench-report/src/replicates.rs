@@ -64,8 +64,21 @@ pub fn disagreement(r: &ReplicatesView) -> String {
 /// [center ÷ f, center × f]; up to f = 1.5 as ±(f − 1) (its upper side),
 /// beyond as "×/÷ f" (a "±600 %" would suggest a lower end below zero).
 pub fn ci_short(r: &ReplicatesView) -> String {
+    ci_short_at(r, None)
+}
+
+/// [`ci_short`], never narrower than the timing's resolution (ns) allows
+/// ([`crate::format::rel_at`]): blocks whose p50s sit on one step of the
+/// clock agree to "±0.0 %" only because the clock cannot tell them apart.
+pub fn ci_short_at(r: &ReplicatesView, resolution_ns: Option<f64>) -> String {
     let f = r.hi / r.center;
-    if f < 1.5 { format!("±{:.1} %", (f - 1.0) * 100.0) } else { format!("×/÷ {f:.2}") }
+    match resolution_ns {
+        Some(res) if r.metric == "p50_ns" && res > 1.0 && (f - 1.0) * r.center < res => {
+            crate::format::rel_at(f - 1.0, r.center, Some(res))
+        }
+        _ if f < 1.5 => format!("±{:.1} %", (f - 1.0) * 100.0),
+        _ => format!("×/÷ {f:.2}"),
+    }
 }
 
 /// A cell as shown: its blocks merged, with their spread.
@@ -137,6 +150,7 @@ fn merge(used: &[&CellData]) -> CellData {
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: None,
+        timed_batch: None,
     };
     for d in used {
         m.messages += d.messages;
@@ -302,6 +316,7 @@ mod tests {
                 per_channel: Vec::new(),
                 disturbance: Some(d),
                 cut_at_messages: None,
+                timed_batch: None,
             }),
         }
     }

@@ -132,6 +132,7 @@ mod tests {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         };
         let s = CellStats::of(&d).unwrap();
         assert_eq!(s.from, FROM_RAW);

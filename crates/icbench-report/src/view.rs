@@ -97,6 +97,14 @@ pub struct PingPongRow {
     /// will land in (issue #15); absent for a cell measured once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicates: Option<crate::replicates::ReplicatesView>,
+    /// Round trips per pair of clock reads, when the cell was timed in
+    /// batches (issue #15 item 4): its latencies are batch means.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_batch: Option<u32>,
+    /// The finest step its latencies can take, ns: the clock's step over
+    /// the batch; absent when the run did not measure the clock's step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution_ns: Option<f64>,
 }
 
 /// The channels of a multi-channel cell, all counted over one common
@@ -431,10 +439,17 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         disturbance: None,
         cut: None,
         replicates: None,
+        timed_batch: None,
+        resolution_ns: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
         row.cut = CutView::of(d);
+        row.timed_batch = d.timed_batch;
+        row.resolution_ns = meta
+            .clock_granule_ns
+            .is_finite()
+            .then(|| meta.clock_granule_ns / f64::from(d.timed_batch.unwrap_or(1)));
         row.common_window = channels_view(d);
         row.rtt_ns = CellStats::of(d);
         row.channels = d.channels;
@@ -806,6 +821,7 @@ mod channel_tests {
             ],
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         };
         let v = channels_view(&d).unwrap();
         assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));
@@ -956,6 +972,7 @@ mod bare_target_tests {
             ended_unix_ns: None,
             clock: "CLOCK_MONOTONIC_RAW".into(),
             clock_overhead_ns: 18.0,
+            clock_granule_ns: 1.0,
             status: RunStatus::Finished,
             floor: Some(floor(100.0, 240.0, None)),
             floor_tail: None,

@@ -29,6 +29,7 @@ fn meta() -> RunMeta {
         ended_unix_ns: Some(1_594_655_034_000_000_000),
         clock: "as recorded by the source tool".into(),
         clock_overhead_ns: f64::NAN,
+        clock_granule_ns: f64::NAN,
         status: RunStatus::Finished,
         floor: None,
         floor_tail: None,

@@ -36,6 +36,7 @@ fn meta() -> RunMeta {
         ended_unix_ns: None,
         clock: "CLOCK_MONOTONIC_RAW".into(),
         clock_overhead_ns: 21.25,
+        clock_granule_ns: 10.0,
         status: RunStatus::Running,
         floor: None,
         floor_tail: None,
@@ -116,6 +117,7 @@ fn measured_pingpong() -> CellResult {
                 peer: EndDisturbance { cpu: 5, interrupts: Some(9), ..EndDisturbance::default() },
             }),
             cut_at_messages: Some(5_000_000),
+            timed_batch: Some(8),
         }),
     }
 }
@@ -137,6 +139,7 @@ fn measured_stream() -> CellResult {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -164,6 +167,7 @@ fn imported_bulk() -> CellResult {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -212,6 +216,7 @@ fn measured_channels() -> CellResult {
                 peer: EndDisturbance { cpu: 1, steal_ns: None, ..EndDisturbance::default() },
             }),
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -239,6 +244,7 @@ fn measured_bulk() -> CellResult {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -261,6 +267,7 @@ fn measured_empty() -> CellResult {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: None,
+            timed_batch: None,
         }),
     }
 }
@@ -320,6 +327,7 @@ fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.channels, w.channels, "{ctx}: channels");
             assert_eq!(g.disturbance, w.disturbance, "{ctx}: disturbance");
             assert_eq!(g.cut_at_messages, w.cut_at_messages, "{ctx}: cut_at_messages");
+            assert_eq!(g.timed_batch, w.timed_batch, "{ctx}: timed_batch");
             assert_eq!(g.per_channel.len(), w.per_channel.len(), "{ctx}: per_channel");
             for (gc, wc) in g.per_channel.iter().zip(&w.per_channel) {
                 let shape = |c: &ChannelData| {
@@ -488,6 +496,7 @@ fn nan_floats_come_back_as_nan() {
     let mut store = Store::open_in_memory().unwrap();
     let m = RunMeta {
         clock_overhead_ns: f64::NAN,
+        clock_granule_ns: f64::NAN,
         floor: Some(Floor {
             cacheline_rtt_ns: f64::NAN,
             two_line_rtt_ns: None,
@@ -504,6 +513,7 @@ fn nan_floats_come_back_as_nan() {
     let run = store.begin_run(&m).unwrap();
     let back = store.load_run(run).unwrap().meta;
     assert!(back.clock_overhead_ns.is_nan());
+    assert!(back.clock_granule_ns.is_nan());
     let floor = back.floor.expect("floor present");
     assert!(floor.cacheline_rtt_ns.is_nan());
     assert_eq!(floor.memcpy_bytes_per_s, f64::INFINITY);
@@ -536,6 +546,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     per_channel: Vec::new(),
                     disturbance: None,
                     cut_at_messages: None,
+                    timed_batch: None,
                 }),
             },
         )
@@ -895,6 +906,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 per_channel: Vec::new(),
                 disturbance: None,
                 cut_at_messages: None,
+                timed_batch: None,
             }),
         }
     };
@@ -936,6 +948,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 per_channel: Vec::new(),
                 disturbance: None,
                 cut_at_messages: None,
+                timed_batch: None,
             }),
         };
         store.insert_cell(run, &c).unwrap();

@@ -41,7 +41,12 @@ pub struct Placement {
 
 /// The metadata of a run about to start, with the CPU's fast counter
 /// examined on the run's CPU pair (icbench_engine::counter, ≈ 0.2 s).
-pub fn gather(p: &Placement, clock: &str, clock_overhead_ns: f64) -> RunMeta {
+pub fn gather(
+    p: &Placement,
+    clock: &str,
+    clock_overhead_ns: f64,
+    clock_granule_ns: f64,
+) -> RunMeta {
     let uname = rustix::system::uname();
     let commit = env!("ICBENCH_GIT_COMMIT");
     RunMeta {
@@ -62,6 +67,7 @@ pub fn gather(p: &Placement, clock: &str, clock_overhead_ns: f64) -> RunMeta {
         ended_unix_ns: None,
         clock: clock.to_string(),
         clock_overhead_ns,
+        clock_granule_ns,
         status: RunStatus::Running,
         floor: None,
         floor_tail: None,

@@ -39,6 +39,7 @@ fn measured(key: CellKey, ns: u64) -> CellResult {
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: None,
+        timed_batch: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

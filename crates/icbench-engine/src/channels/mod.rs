@@ -338,6 +338,7 @@ fn aggregate(
         per_channel: chans,
         disturbance: None,
         cut_at_messages: None,
+        timed_batch: None,
     }
 }
 

@@ -88,5 +88,6 @@ pub(crate) fn sampled(
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: paced.capped,
+        timed_batch: None,
     })
 }

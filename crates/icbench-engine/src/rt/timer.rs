@@ -196,6 +196,7 @@ fn measure_thread(
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: None,
+        timed_batch: None,
     })
 }
 

@@ -118,6 +118,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         per_channel: Vec::new(),
         disturbance: None,
         cut_at_messages: None,
+        timed_batch: None,
     }))
 }
 

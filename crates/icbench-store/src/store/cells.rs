@@ -30,12 +30,14 @@ impl Store {
         let mut channels = Vec::new();
         let mut disturbance = None;
         let mut cut_at_messages = None;
+        let mut timed_batch = None;
         match &cell.outcome {
             CellOutcome::Measured(d) => {
                 shape = (d.channels, d.adaptive);
                 disturbance = d.disturbance;
                 cut_at_messages =
                     d.cut_at_messages.map(|c| to_i64(path, "cut_at_messages", c)).transpose()?;
+                timed_batch = d.timed_batch;
                 channels = channel_rows(path, &d.per_channel)?;
                 measured = Some((
                     to_i64(path, "cell messages", d.messages)?,
@@ -88,9 +90,9 @@ impl Store {
                 run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
                 max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
                 protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
-                ci_reached, cut_at_messages
+                ci_reached, cut_at_messages, timed_batch
              ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                       ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                       ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
             params![
                 run.0,
                 seq,
@@ -116,6 +118,7 @@ impl Store {
                 shape.1.map(|a| a.phases),
                 shape.1.map(|a| a.reached),
                 cut_at_messages,
+                timed_batch,
             ],
         )
         .map_err(sql(path, OP))?;
@@ -193,6 +196,7 @@ pub(super) struct CellRow {
     pub(super) ci_phases: Option<u32>,
     pub(super) ci_reached: Option<bool>,
     pub(super) cut_at_messages: Option<u64>,
+    pub(super) timed_batch: Option<u32>,
 }
 
 impl CellRow {
@@ -231,6 +235,7 @@ impl CellRow {
                     per_channel: Vec::new(),
                     disturbance: None,
                     cut_at_messages: self.cut_at_messages,
+                    timed_batch: self.timed_batch,
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
                         (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
                             target_rel,

@@ -119,7 +119,7 @@ impl Store {
                         floor_memcpy_block_bytes, notes_json,
                         floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns, floor_two_line_rtt_ns,
                         floor_slot64_rtt_ns, floor_tail_cacheline_rtt_ns,
-                        floor_tail_memcpy_bytes_per_s
+                        floor_tail_memcpy_bytes_per_s, clock_granule_ns
                  FROM runs WHERE id = ?1",
                 [run.0],
                 |r| {
@@ -145,6 +145,7 @@ impl Store {
                         command_line_json: r.get(18)?,
                         clock: r.get(19)?,
                         clock_overhead_ns: r.get(20)?,
+                        clock_granule_ns: r.get(31)?,
                         floor_cacheline_rtt_ns: r.get(21)?,
                         floor_memcpy_bytes_per_s: r.get(22)?,
                         floor_memcpy_block_bytes: r.get(23)?,
@@ -177,7 +178,7 @@ impl Store {
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
                         h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
                         c.tx_busy, c.channels, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
-                        c.ci_reached, c.cut_at_messages
+                        c.ci_reached, c.cut_at_messages, c.timed_batch
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -215,6 +216,7 @@ impl Store {
                     ci_phases: r.get(23)?,
                     ci_reached: r.get(24)?,
                     cut_at_messages: r.get(25)?,
+                    timed_batch: r.get(26)?,
                 })
             })
             .map_err(sql(path, OP))?;
@@ -279,6 +281,7 @@ struct RunRow {
     command_line_json: String,
     clock: String,
     clock_overhead_ns: Option<f64>,
+    clock_granule_ns: Option<f64>,
     floor_cacheline_rtt_ns: Option<f64>,
     floor_memcpy_bytes_per_s: Option<f64>,
     floor_memcpy_block_bytes: Option<u64>,
@@ -348,6 +351,7 @@ impl RunRow {
             ended_unix_ns: self.ended_unix_ns,
             clock: self.clock,
             clock_overhead_ns: nan_from_null(self.clock_overhead_ns),
+            clock_granule_ns: nan_from_null(self.clock_granule_ns),
             status: parse_status(path, id, &self.status)?,
             floor,
             floor_tail: self.floor_tail,

@@ -32,9 +32,9 @@ impl Store {
                     cpu_model, online_cpus, host_cpu, peer_cpu, peer_mode,
                     sched_policy, sched_priority, mlock, kernel_release, governor,
                     hostname, icbench_version, git_commit, command_line_json, clock,
-                    clock_overhead_ns, notes_json
+                    clock_overhead_ns, notes_json, clock_granule_ns
                  ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                           ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             params![
                 source.to_string(),
                 provenance,
@@ -58,6 +58,7 @@ impl Store {
                 meta.clock,
                 meta.clock_overhead_ns,
                 strings_to_json(&meta.notes),
+                meta.clock_granule_ns,
             ],
         )
         .map_err(sql(path, "recording a new run"))?;

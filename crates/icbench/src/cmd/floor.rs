@@ -45,6 +45,7 @@ pub(crate) fn engine(
             ci_target: None,
             ci_max_time: Duration::ZERO,
             channel_stagger: Duration::ZERO,
+            clock_granule_ns: 0.0,
         },
         fault: None,
         stop,

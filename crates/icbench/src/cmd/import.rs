@@ -101,6 +101,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         ended_unix_ns: Some(now),
         clock: format!("as recorded by the source tool ({})", format.name()),
         clock_overhead_ns: f64::NAN,
+        clock_granule_ns: f64::NAN,
         status: RunStatus::Finished,
         floor: None,
         floor_tail: None,

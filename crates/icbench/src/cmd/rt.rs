@@ -141,7 +141,7 @@ pub(crate) fn begin(
         mlock: a.mlockall,
     };
     let overhead = icbench_engine::clock::read_overhead_ns(10_000);
-    let m = meta::gather(&placement, clock, overhead);
+    let m = meta::gather(&placement, clock, overhead, icbench_engine::clock::granule_ns());
     let id = store.begin_run(&m)?;
     Ok((store, id, m))
 }

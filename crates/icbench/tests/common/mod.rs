@@ -133,6 +133,7 @@ pub fn meta(online: &str) -> RunMeta {
         ended_unix_ns: Some(2),
         clock: "CLOCK_MONOTONIC_RAW".into(),
         clock_overhead_ns: 20.0,
+        clock_granule_ns: 1.0,
         status: RunStatus::Finished,
         floor: None,
         floor_tail: None,

@@ -96,6 +96,7 @@ impl Icb {
             per_channel: Vec::new(),
             disturbance: None,
             cut_at_messages: paced.capped,
+            timed_batch: None,
         })
     }
 

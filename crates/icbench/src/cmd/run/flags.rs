@@ -339,6 +339,7 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
         no_floor: a.no_floor,
         channel_stagger_ns: stagger,
         source,
+        clock_granule_ns: icbench_engine::clock::granule_ns(),
     };
     let mut notes = Vec::new();
     if let Some(p) = protocol {

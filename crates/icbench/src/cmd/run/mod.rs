@@ -180,6 +180,7 @@ fn start(
         &placement,
         icbench_engine::clock::CLOCK_NAME,
         icbench_engine::clock::read_overhead_ns(10_000),
+        settings.clock_granule_ns,
     );
     meta.notes.extend(notes);
     // Named once here; in each cell such a counter is absent, never 0.

@@ -37,6 +37,15 @@ pub(crate) struct Settings {
     pub channel_stagger_ns: u64,
     /// Where the plan came from: a file name, or `flags`.
     pub source: String,
+    /// The clock's granule, measured once when the run starts and kept for
+    /// its resumption, so that a cell is timed alike in both (batches,
+    /// issue #15 item 4). NaN in runs stored before it: no batches.
+    #[serde(default = "no_granule")]
+    pub clock_granule_ns: f64,
+}
+
+fn no_granule() -> f64 {
+    f64::NAN
 }
 
 impl Settings {
@@ -85,6 +94,7 @@ impl Settings {
                 ci_target: self.ci_target,
                 ci_max_time: Duration::from_nanos(self.ci_max_time_ns),
                 channel_stagger: Duration::from_nanos(self.channel_stagger_ns),
+                clock_granule_ns: self.clock_granule_ns,
             },
             fault,
             stop: &STOP,

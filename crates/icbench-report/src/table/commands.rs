@@ -1,0 +1,209 @@
+//! The tables of the commands beside `run`: `runs`, `model`, `compare`.
+
+use super::*;
+
+/// One line per stored run, for `icbench runs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunListRow {
+    pub id: i64,
+    pub started_unix_ns: i64,
+    pub status: String,
+    pub source: String,
+    pub hostname: String,
+    pub cpus: String,
+    pub cells_ok: u64,
+    pub cells_failed: u64,
+    pub cells_na: u64,
+    /// The run's floor moved past its bound between head and tail.
+    pub unstable: bool,
+}
+
+pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
+    if rows.is_empty() {
+        return writeln!(out, "no runs stored yet: `icbench run` measures one");
+    }
+    let mut t =
+        table(&["run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a"]);
+    for r in rows {
+        t.add_row(vec![
+            r.id.to_string(),
+            format::unix_ns(r.started_unix_ns),
+            if r.unstable { format!("{}, unstable", r.status) } else { r.status.clone() },
+            r.source.clone(),
+            r.hostname.clone(),
+            r.cpus.clone(),
+            r.cells_ok.to_string(),
+            r.cells_failed.to_string(),
+            r.cells_na.to_string(),
+        ]);
+    }
+    right_align(&mut t, 6);
+    writeln!(out, "{t}")
+}
+
+/// `icbench model`: one block per series.
+pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.models.is_empty() {
+        return writeln!(out, "run {}: no series to fit (no measured cells match)", view.run_id);
+    }
+    writeln!(
+        out,
+        "run {} ({}): least-squares line t(n) = a + b·n per link and pattern",
+        view.run_id, view.source
+    )?;
+    for m in &view.models {
+        writeln!(
+            out,
+            "\n{} · {} · y = {} (ns), x = {} · {} points",
+            link_label(&m.link, m.channels),
+            m.pattern,
+            m.y,
+            m.x,
+            m.points.len()
+        )?;
+        let Some(f) = &m.fit else {
+            writeln!(out, "  {}", m.verdict)?;
+            continue;
+        };
+        let mut t = table(&["", "estimate", "std error", "95% CI"]);
+        t.add_row(vec![
+            "a (fixed cost)".to_string(),
+            format::ns(f.a),
+            format::ns(f.se_a),
+            format!("{} … {}", format::ns(f.a_ci95.lo), format::ns(f.a_ci95.hi)),
+        ]);
+        // Four significant digits of b, its error and CI to the same decimals.
+        let d = format::sig_decimals(f.b, 4);
+        t.add_row(vec![
+            "b (per byte)".to_string(),
+            format!("{:.d$} ns/B", f.b),
+            format!("{:.d$} ns/B", f.se_b),
+            format!("{:.d$} … {:.d$} ns/B", f.b_ci95.lo, f.b_ci95.hi),
+        ]);
+        right_align(&mut t, 1);
+        writeln!(out, "{t}")?;
+        writeln!(
+            out,
+            "  R² = {:.4} · largest relative error {:.1} % (at per-size means; {:.1} % at single \
+             points) · residual stddev {}",
+            f.r_squared,
+            f.max_rel_error * 100.0,
+            m.max_point_rel_error.unwrap_or(f64::NAN) * 100.0,
+            format::ns(f.residual_stddev)
+        )?;
+        match (m.bandwidth_bytes_per_s, m.n_half_bytes) {
+            (Some(bw), Some(nh)) => writeln!(
+                out,
+                "  asymptotic bandwidth 1/b = {} · half-performance size n½ = a/b = {:.0} B{}",
+                format::rate(bw, "B/s"),
+                nh,
+                if f.b_ci95.lo <= 0.0 { " (unresolved: b's 95 % CI includes 0)" } else { "" }
+            )?,
+            _ => writeln!(out, "  no bandwidth: b ≤ 0")?,
+        }
+        if let Some(p) = &m.prediction {
+            writeln!(
+                out,
+                "  predicted at {}: {}{}",
+                format::bytes(p.size_bytes),
+                format::ns(p.t_ns),
+                if p.extrapolated { " (extrapolated beyond the measured sizes)" } else { "" }
+            )?;
+        }
+        writeln!(out, "  {}", m.verdict)?;
+    }
+    Ok(())
+}
+
+pub(super) fn metric_value(metric: &str, v: f64) -> String {
+    if metric == "bytes_per_s" { format::rate(v, "B/s") } else { format::ns(v) }
+}
+
+pub(super) fn signed(metric: &str, v: f64) -> String {
+    let s = metric_value(metric, v.abs());
+    if v < 0.0 { format!("−{s}") } else { format!("+{s}") }
+}
+
+/// `icbench compare`.
+pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::io::Result<()> {
+    for s in &view.sides {
+        writeln!(
+            out,
+            "{}: run {}{} · {} · {} · {}",
+            s.label,
+            s.run_id,
+            s.link.as_deref().map(|l| format!(" link {l}")).unwrap_or_default(),
+            s.source,
+            s.hostname,
+            s.cpu_model
+        )?;
+    }
+    if view.rows.is_empty() {
+        return writeln!(out, "no cells in common to compare");
+    }
+    let mut t = table(&[
+        "link",
+        "pattern",
+        "size",
+        "sides",
+        "baseline",
+        "other",
+        "difference",
+        "ratio",
+        "ratio 95% CI",
+        "p (MW / Welch)",
+        "significant",
+    ]);
+    let mut notes: Vec<String> = Vec::new();
+    for r in &view.rows {
+        let p = |x: Option<f64>| {
+            x.map_or(
+                "–".to_string(),
+                |p| if p < 0.001 { "<0.001".into() } else { format!("{p:.3}") },
+            )
+        };
+        let sig = match r.significant {
+            Some(true) => "yes".to_string(),
+            Some(false) => "no".to_string(),
+            None => {
+                if let Some(n) = &r.note
+                    && !notes.contains(n)
+                {
+                    notes.push(n.clone());
+                }
+                "no test".to_string()
+            }
+        };
+        t.add_row(vec![
+            link_label(&r.link, r.channels),
+            r.pattern.to_string(),
+            match r.blocks {
+                Some(b) => format!("{}×{b}", format::bytes(r.size_bytes)),
+                None => format::bytes(r.size_bytes),
+            },
+            format!("{} → {}", r.baseline, r.other),
+            format!("{} (n={})", metric_value(r.metric, r.baseline_value), r.baseline_count),
+            format!("{} (n={})", metric_value(r.metric, r.other_value), r.other_count),
+            signed(r.metric, r.difference),
+            format::ratio(r.ratio),
+            match (r.ratio_ci95_lo, r.ratio_ci95_hi) {
+                (Some(lo), Some(hi)) => format!("{} … {}", format::ratio(lo), format::ratio(hi)),
+                _ => "–".to_string(),
+            },
+            format!("{} / {}", p(r.mann_whitney_p), p(r.welch_p)),
+            sig,
+        ]);
+    }
+    right_align(&mut t, 2);
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "baseline and other are medians (p50_ns) or rates (bytes/s); ratio = other ÷ baseline; \
+         significant at α = {} by Mann–Whitney U on the histograms, else Welch's t on raw samples",
+        view.alpha
+    )?;
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,431 @@
+//! Terminal tables. Every figure carries its unit; failed cells say why and
+//! sizes a link cannot carry say "n/a (max 64 KiB)", in the size column's
+//! units.
+//!
+//! Split by concern: `cells` (the tables of a run's cells), `pairs` (CPU
+//! pair matrices), `commands` (`runs`, `model`, `compare`); this module
+//! keeps what they share and the run's own output (header, notes).
+
+mod cells;
+mod commands;
+mod pairs;
+#[cfg(test)]
+mod tests;
+
+pub use cells::{run_stats, stats_table};
+pub use commands::{RunListRow, compare, model, runs};
+pub use pairs::{pair_heading, pair_text};
+
+use cells::*;
+use pairs::*;
+
+use std::io::Write;
+
+use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use serde::Serialize;
+
+use crate::disturbed::marked;
+use crate::format;
+use crate::pairs::{CpuPairMatrix, PairValue};
+use crate::stats::CellStats;
+use crate::view::{BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
+
+/// The link column: the spec, and the wire protocol when it is not
+/// icbench's own.
+pub fn link_name(link: &str, protocol: &Option<String>) -> String {
+    match protocol {
+        Some(p) => format!("{link} · {p}"),
+        None => link.to_string(),
+    }
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.iter().copied());
+    t
+}
+
+fn right_align(t: &mut Table, from: usize) {
+    for i in from..t.column_count() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// The text a cell that was not measured shows in place of its figures.
+fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> String {
+    match (status, max) {
+        ("n/a", Some(m)) => format!("n/a (max {})", format::bytes(m)),
+        _ => format!("failed: {}", reason.as_deref().unwrap_or("unknown")),
+    }
+}
+
+/// The "TX busy" column appears only when some cell counted refused sends.
+const TX_BUSY: &str = "TX busy (EAGAIN)";
+
+fn any_busy(v: impl Iterator<Item = Option<u64>>) -> bool {
+    v.into_iter().any(|b| b.unwrap_or(0) > 0)
+}
+
+fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
+    if busy {
+        header.push(TX_BUSY);
+    }
+    header
+}
+
+/// A link's label in tables: the spec, with the channel count when several.
+pub fn link_label(link: &str, channels: Option<u32>) -> String {
+    match channels {
+        Some(n) if n > 1 => format!("{link} ×{n} ch"),
+        _ => link.to_string(),
+    }
+}
+
+/// A label with the cell's factors, for cells a plan tells apart by more
+/// than link and size (`unix [cpus=1,0 rep=2]`). The declared link and
+/// the channel count are in the label already, the direction in a column
+/// of its own.
+pub fn with_factors(label: String, factors: &std::collections::BTreeMap<String, String>) -> String {
+    let f: Vec<String> = factors
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "link" | "channels" | "direction"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if f.is_empty() { label } else { format!("{label} [{}]", f.join(" ")) }
+}
+
+/// The median's 95 % CI as `±x %` of the median, or why there is none.
+fn median_ci_short(s: &CellStats, resolution_ns: Option<f64>) -> String {
+    match s.median_ci95_rel() {
+        Some(r) => format::rel_at(r, s.summary.p50, resolution_ns),
+        None if s.summary.count == 1 => "n = 1".to_string(),
+        None => format!("n = {}", s.summary.count),
+    }
+}
+
+fn adaptive_short(r: &PingPongRow) -> String {
+    match r.adaptive {
+        None => "–".to_string(),
+        Some(a) if a.reached => format!(
+            "reached ±{} % in {} phase{}",
+            format::sig3(a.achieved_rel * 100.0),
+            a.phases,
+            if a.phases == 1 { "" } else { "s" }
+        ),
+        Some(a) => format!(
+            "time budget ended at {} after {} phases (target ±{} %)",
+            if a.achieved_rel.is_finite() {
+                format!("±{} %", format::sig3(a.achieved_rel * 100.0))
+            } else {
+                "no interval".to_string()
+            },
+            a.phases,
+            format::sig3(a.target_rel * 100.0)
+        ),
+    }
+}
+
+/// "CLOCK_MONOTONIC_RAW (one read costs 18 ns, readings step by 1 ns)".
+pub(crate) fn clock_line(m: &icbench_model::RunMeta) -> String {
+    let step = if m.clock_granule_ns.is_finite() {
+        format!(", readings step by {}", format::ns(m.clock_granule_ns))
+    } else {
+        String::new()
+    };
+    format!("{} (one read costs {}{step})", m.clock, format::ns(m.clock_overhead_ns))
+}
+
+/// What the CI column means: a repeat run's interval from the blocks, or
+/// the within-cell interval of a run measured in one block per cell.
+fn ci_meaning(
+    r: Option<&crate::replicates::ReplicatesView>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match r {
+        Some(r) => writeln!(
+            out,
+            "95% CI: where a repeat run's figure will land, from this run's {} blocks per cell \
+             spread over the run (t on logs, docs/method.md)",
+            r.blocks
+        ),
+        None => writeln!(
+            out,
+            "95% CI: of the median within the cell (one block, --replicates 1): it says nothing \
+             of what a repeat run will show"
+        ),
+    }
+}
+
+/// One line per ping-pong cell timed in batches.
+fn batched_lines(view: &RunView) -> Vec<String> {
+    view.pingpong
+        .iter()
+        .filter_map(|r| {
+            let b = r.timed_batch?;
+            let link =
+                with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+            Some(format!(
+                "pingpong {link} {}: {b} round trips per pair of clock reads (resolution {})",
+                format::bytes(r.size_bytes),
+                r.resolution_ns.map_or("–".into(), format::ns),
+            ))
+        })
+        .collect()
+}
+
+/// The disturbed cells, each with what disturbed it, and the cells cut
+/// short of their cell time.
+fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    let cut = crate::disturbed::cut_lines(view);
+    if !cut.is_empty() {
+        writeln!(out, "\ncells cut short of the cell time (the engine's message cap):")?;
+        for l in cut {
+            writeln!(out, "{l}")?;
+        }
+    }
+    let batched = batched_lines(view);
+    if !batched.is_empty() {
+        writeln!(
+            out,
+            "\ncells timed in batches (one round trip spans under {} clock steps; their \
+             percentiles are of batch means, docs/method.md):",
+            icbench_model::RESOLVE_STEPS
+        )?;
+        for l in batched {
+            writeln!(out, "{l}")?;
+        }
+    }
+    let lines = crate::disturbed::footnotes(view);
+    if !lines.is_empty() {
+        writeln!(
+            out,
+            "\nmarked cells (!): disturbed, as the kernel's counters show, or their blocks \
+             disagree (docs/method.md):"
+        )?;
+        for l in lines {
+            for w in format::wrap(&l, 100) {
+                writeln!(out, "{w}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    for w in &view.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
+}
+
+/// The line on the CPU's fast counter: what it is, its rate and read cost,
+/// and whether it agreed with the run's clock (it never timed the run).
+pub fn fast_counter(fc: &icbench_model::FastCounter) -> String {
+    let Some(name) = &fc.counter else {
+        return format!("fast counter: {}", fc.reason);
+    };
+    let mut line = format!("fast counter {name}");
+    if let Some(hz) = fc.hz {
+        line += &format!(" at {}", format::rate(hz, "Hz"));
+    }
+    if let Some(d) = fc.declared_hz {
+        line += &format!(" (declares {})", format::rate(d, "Hz"));
+    }
+    if let Some(r) = fc.read_ns {
+        line += &format!(", one read costs {}", format::ns(r));
+    }
+    let verdict = if fc.trusted { "trusted" } else { "NOT trusted" };
+    line += &format!(" · {verdict}");
+    if let Some(d) = fc.max_deviation_ns {
+        line += &format!(": within {} of the clock", format::ns(d));
+    }
+    if let Some(p) = fc.drift_ppm {
+        line += &format!(", drift {p:+.2} ppm");
+    }
+    if !fc.trusted {
+        line += &format!(" — {}", fc.reason.trim_start_matches("not trusted: "));
+    }
+    line + " (not used for timing)"
+}
+
+/// The lines above the tables: which run, where, with what clock and floor.
+pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    let m = &view.meta;
+    if view.is_imported() {
+        writeln!(
+            out,
+            "run {} · {} · NOT measured by icbench: another tool's results · from {}",
+            view.run_id,
+            view.source,
+            view.provenance.as_deref().unwrap_or("unknown")
+        )?;
+        writeln!(out, "machine as recorded: {} · {}", m.hostname, m.cpu_model)?;
+        for n in &m.notes {
+            writeln!(out, "note: {n}")?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "run {} · {} · {} · started {} · {}",
+        view.run_id,
+        m.hostname,
+        m.cpu_model,
+        format::unix_ns(m.started_unix_ns),
+        m.status.as_str()
+    )?;
+    writeln!(
+        out,
+        "host CPU {} ↔ peer CPU {} ({} peer, {}{}) · online CPUs {} · Linux {}{}",
+        m.host_cpu,
+        m.peer_cpu,
+        m.peer_mode.as_str(),
+        m.sched,
+        if m.mlock { ", mlockall" } else { "" },
+        m.online_cpus,
+        m.kernel_release,
+        m.governor.as_deref().map(|g| format!(" · governor {g}")).unwrap_or_default(),
+    )?;
+    writeln!(out, "clock {}", clock_line(m))?;
+    if let Some(fc) = &m.fast_counter {
+        writeln!(out, "{}", fast_counter(fc))?;
+    }
+    if let Some(f) = &m.floor {
+        floor_lines(f, out)?;
+    }
+    if let (Some(d), Some(t)) = (&view.floor_drift, &m.floor_tail) {
+        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, 100)) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    for n in &m.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+/// The floor under the run header, a line per kind of figure so that it
+/// reads in a 100-column terminal: the round trips, memcpy, and each
+/// link's bare-loop comparison.
+fn floor_lines(f: &icbench_model::Floor, out: &mut dyn Write) -> std::io::Result<()> {
+    const INDENT: &str = "       ";
+    write!(out, "floor: cache-line round trip {}", format::ns(f.cacheline_rtt_ns))?;
+    if let Some(t) = f.two_line_rtt_ns {
+        write!(out, " · two-line {} (one line per direction)", format::ns(t))?;
+    }
+    if let Some(t) = f.slot64_rtt_ns {
+        write!(out, " · 64 B slot {}", format::ns(t))?;
+    }
+    writeln!(
+        out,
+        "\n{INDENT}memcpy {} ({} blocks)",
+        format::rate(f.memcpy_bytes_per_s, "B/s"),
+        format::bytes(f.memcpy_block_bytes)
+    )?;
+    for (name, bare, cmp) in [
+        ("pipe", f.syscall_pipe_rtt_ns, f.syscall_pipe),
+        ("unix", f.syscall_unix_rtt_ns, f.syscall_unix),
+    ] {
+        match (bare, cmp) {
+            (_, Some(c)) => writeln!(
+                out,
+                "{INDENT}{name} 64 B: bare loop {}, icbench {} (interleaved)",
+                format::ns(c.bare_rtt_ns),
+                format::ns(c.icbench_rtt_ns)
+            )?,
+            (Some(b), None) => writeln!(out, "{INDENT}bare {name} loop 64 B {}", format::ns(b))?,
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The whole run: header, ping-pong table, stream table, targets.
+pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    header(view, out)?;
+    if !view.pingpong.is_empty() {
+        writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
+        writeln!(out, "{}", pingpong_table(&view.pingpong))?;
+        if !view.is_imported() && view.pingpong.iter().any(|r| r.rtt_ns.is_some()) {
+            ci_meaning(view.pingpong.iter().find_map(|r| r.replicates.as_ref()), out)?;
+        }
+    }
+    if !view.stream.is_empty() {
+        writeln!(
+            out,
+            "\nstream: messages in flight up to the window, the receiver returns credits; \
+             payload B/s in the row's direction"
+        )?;
+        writeln!(out, "{}", stream_table(&view.stream))?;
+    }
+    let chans = channel_cells(view);
+    if !chans.is_empty() {
+        writeln!(out, "\n{CHANNELS_NOTE}")?;
+        writeln!(out, "{}", channels_table(&chans))?;
+    }
+    if !view.bulk.is_empty() {
+        writeln!(
+            out,
+            "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
+        )?;
+        writeln!(out, "{}", bulk_table(&view.bulk))?;
+    }
+    if !view.timer.is_empty() {
+        writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
+        writeln!(out, "{}", timer_table(&view.timer))?;
+    }
+    if !view.oneway.is_empty() {
+        writeln!(
+            out,
+            "\noneway: one-way latency, ns: receiver's clock read − sender's stamp on the common \
+             clock, one message in flight, every byte checked"
+        )?;
+        writeln!(out, "{}", oneway_table(&view.oneway))?;
+    }
+    cpu_pairs(&view.cpu_pairs, out)?;
+    disturbed_lines(view, out)?;
+    let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
+    if view.pingpong.iter().any(|r| dimtass(&r.protocol))
+        || view.bulk.iter().any(|r| dimtass(&r.protocol))
+    {
+        writeln!(
+            out,
+            "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not checked"
+        )?;
+    }
+    if !view.targets.is_empty() {
+        writeln!(out, "\ntargets (ratios against this run's floor)")?;
+        let mut t = table(&["target", "ratio", "required", "met"]);
+        for g in &view.targets {
+            let ratio = g.ratio_text();
+            t.add_row(vec![
+                g.name.to_string(),
+                ratio,
+                g.bound.to_string(),
+                g.verdict.as_str().to_string(),
+            ]);
+        }
+        right_align(&mut t, 1);
+        writeln!(out, "{t}")?;
+        for g in &view.targets {
+            if let Some(why) = &g.why {
+                let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
+                for line in format::wrap(&text, 100) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+        }
+    }
+    warnings(view, out)?;
+    if let Some(v) = view.verdict.as_ref().filter(|v| v.verdict != "not judged") {
+        writeln!(out)?;
+        for line in format::wrap(&v.text, 100) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
