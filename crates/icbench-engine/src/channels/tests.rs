@@ -186,12 +186,15 @@ fn adaptive_phases_add_common_windows_until_the_target_or_the_time_budget() {
     for c in &d.per_channel {
         assert!(c.start_offset_ns + c.active_ns <= d.elapsed_ns, "{c:?}");
     }
-    // A target any interval meets: one phase.
+    // A target any interval meets: it stops as soon as there is one —
+    // after the first phase, or the second when a loaded machine (CI9)
+    // gave the first fewer than the 6 round trips an interval needs;
+    // never at the time budget's 3.
     cfg.budget.ci_target = Some(1.0);
     let Some(CellOutcome::Measured(d)) = measure(&cfg, &spec, cell, None) else { panic!() };
     let a = d.adaptive.expect("adaptive");
-    assert_eq!((a.phases, a.reached), (1, true), "{a:?}");
-    assert_eq!(d.elapsed_ns, nanos(cfg.budget.cell_time));
+    assert!(a.reached && a.phases < 3, "{a:?}");
+    assert_eq!(d.elapsed_ns, u64::from(a.phases) * nanos(cfg.budget.cell_time));
     // A transfer cell stops when its bytes are moved: no phases.
     cfg.budget.ci_target = Some(-1.0);
     let cell = CellSpec { transfer_bytes: Some(640), ..cell };
