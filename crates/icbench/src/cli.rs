@@ -568,6 +568,11 @@ pub struct RtCommon {
     /// Lock all memory (mlockall).
     #[arg(short = 'm', long = "mlockall")]
     pub mlockall: bool,
+    /// Hold /dev/cpu_dma_latency at US µs while measuring, as cyclictest
+    /// holds it at 0 by default: CPUs stay out of idle states slower to
+    /// leave. Without it the figures include those exits.
+    #[arg(long, value_name = "US")]
+    pub dma_latency: Option<u32>,
     /// Histogram range in µs (1 µs buckets) for --histfile and --json.
     #[arg(short = 'h', long = "histogram", default_value_t = 1000, value_name = "US")]
     pub histogram: u64,

@@ -161,3 +161,41 @@ fn bad_options_are_one_line_and_exit_2() {
         assert!(args[0] != "timer" || !err.contains("--cpus A,B"), "{args:?}: {err}");
     }
 }
+
+/// Issue #15 item 11: `--dma-latency` holds the PM QoS request as
+/// cyclictest does, and every timer run says which way it was measured.
+#[test]
+fn the_timer_says_whether_it_held_cpu_dma_latency() {
+    let (_dir, db) = tmp();
+    let notes = |db: &std::path::Path| -> Vec<String> {
+        let out = icbench().args(["show", "--json", "--db"]).arg(db).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        serde_json::from_value(v["notes"].clone()).unwrap()
+    };
+    let plain =
+        icbench().args(["timer", "-a", "0", "-i", "200", "-l", "20", "--db"]).arg(&db).output();
+    assert!(plain.unwrap().status.success());
+    assert!(notes(&db).iter().any(|n| n.contains("cpu_dma_latency not held")), "{:?}", notes(&db));
+
+    let out = icbench()
+        .args(["timer", "-a", "0", "-i", "200", "-l", "20", "--dma-latency", "0", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let device = std::path::Path::new("/dev/cpu_dma_latency");
+    if std::fs::OpenOptions::new().write(true).open(device).is_ok() {
+        assert!(out.status.success(), "{err}");
+        assert!(notes(&db).iter().any(|n| n.contains("held at 0 µs")), "{:?}", notes(&db));
+    } else {
+        eprintln!("SKIP holding /dev/cpu_dma_latency: not writable here; checking the refusal");
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("icbench: error: --dma-latency: cannot open"), "{err}");
+    }
+    let out = icbench()
+        .args(["timer", "-a", "0", "-l", "5", "--dma-latency", "2147483648", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -10,6 +10,7 @@
 
 pub mod clockcheck;
 pub mod load;
+pub mod pmqos;
 pub mod timer;
 pub mod wakeup;
 

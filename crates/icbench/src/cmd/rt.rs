@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use icbench_engine::cpu::{self, CpuList};
 use icbench_engine::rt::load::{LoadKind, LoadPlan, LoadTool, RunningLoad};
+use icbench_engine::rt::pmqos;
 use icbench_model::{CellOutcome, CellResult, PeerMode, RunMeta, RunStatus, Sched};
 use icbench_report::rt::SysInfo;
 use icbench_report::rthist::{self, HistColumn};
@@ -109,9 +110,35 @@ pub(crate) fn parse_cpus(flag: &str, s: &str) -> Result<Vec<u32>> {
     Ok(cpus)
 }
 
-/// Applies -m, and checks -p is permitted (in a scratch thread, so this
-/// thread's policy is untouched), before anything is measured.
-pub(crate) fn prepare(a: &RtCommon) -> Result<()> {
+/// What stays in force while the measurement runs: the PM QoS request of
+/// `--dma-latency`, dropped with this.
+pub(crate) struct Prepared {
+    dma: Option<pmqos::DmaLatency>,
+}
+
+impl Prepared {
+    /// The run note saying how idle states were treated, so that figures
+    /// compared with cyclictest's say why they may differ (issue #15 item 11).
+    pub fn note(&self) -> String {
+        match &self.dma {
+            Some(d) => format!(
+                "{} held at {} µs while measuring (--dma-latency; cyclictest holds 0 by default)",
+                pmqos::DEVICE,
+                d.us
+            ),
+            None => format!(
+                "{} not held: the figures include the exit latency of the CPUs' idle states; \
+                 cyclictest holds it at 0 by default (--dma-latency 0 measures as it does)",
+                pmqos::DEVICE
+            ),
+        }
+    }
+}
+
+/// Applies -m, checks -p is permitted (in a scratch thread, so this
+/// thread's policy is untouched) and takes the `--dma-latency` request,
+/// before anything is measured.
+pub(crate) fn prepare(a: &RtCommon) -> Result<Prepared> {
     if a.mlockall {
         cpu::lock_memory().map_err(|e| bad(format!("-m: {e}")))?;
     }
@@ -121,7 +148,12 @@ pub(crate) fn prepare(a: &RtCommon) -> Result<()> {
             .map_err(|_| anyhow::anyhow!("checking SCHED_FIFO: thread panicked"))?
             .map_err(|e| bad(format!("-p: {e}")))?;
     }
-    Ok(())
+    let dma = a
+        .dma_latency
+        .map(pmqos::hold)
+        .transpose()
+        .map_err(|e| bad(format!("--dma-latency: {e}")))?;
+    Ok(Prepared { dma })
 }
 
 /// Opens the store and records the start of the run.

@@ -27,9 +27,10 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
         raw: a.rt.raw,
         stop: &STOP,
     };
-    rt::prepare(&a.rt)?;
+    let held = rt::prepare(&a.rt)?;
     let (store, id, mut meta) =
         rt::begin(&a.rt, cpus[0], *cpus.last().unwrap_or(&cpus[0]), "CLOCK_MONOTONIC")?;
+    meta.notes.push(held.note());
     let expected = c.interval * u32::try_from(c.loops).unwrap_or(u32::MAX);
     eprintln!(
         "icbench: run {id}: timer on CPUs {}, {} wake-ups every {} µs each (~{:.1} s)",
@@ -42,6 +43,7 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
     install_sigint();
     let run = run_timer(&cfg);
     rt::stop_load(load, &mut meta.notes);
+    drop(held);
     if let Some(b) = run.break_hit {
         let line = format!(
             "break: CPU {} woke {} µs late at cycle {} (-b {} µs); every thread stopped",

@@ -74,8 +74,9 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
         timeout: timeout.max(c.interval * 2),
         stop: &STOP,
     };
-    rt::prepare(&a.rt)?;
+    let held = rt::prepare(&a.rt)?;
     let (store, id, mut meta) = rt::begin(&a.rt, tx, rx, icbench_engine::clock::CLOCK_NAME)?;
+    meta.notes.push(held.note());
     let check = check_common_clock(tx, rx, 10_000, timeout).map_err(anyhow::Error::msg)?;
     if !check.ok() {
         anyhow::bail!(
@@ -114,5 +115,6 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
         }
     }
     rt::stop_load(load, &mut meta.notes);
+    drop(held);
     rt::finish(&a.rt, store, id, meta, &cells, STOP.load(Ordering::SeqCst))
 }

@@ -292,10 +292,10 @@ pub fn cpu_dma_latency(roots: &Roots) -> Finding {
             format!("/dev/cpu_dma_latency present{idle}"),
         )
         .advise(
-            "icbench does not hold it: for figures free of idle-state exit latency, keep \
-                 it at 0 during a run (open it, write a 32-bit 0, keep it open — as cyclictest \
-                 does), or boot with idle=poll / cpuidle.off=1; a CPU waking from a deep \
-                 C-state adds its exit latency to the first message after a pause",
+            "icbench timer and wakeup hold it with --dma-latency 0, as cyclictest does by \
+                 default; icbench run does not: for run figures free of idle-state exit latency \
+                 boot with idle=poll / cpuidle.off=1; a CPU waking from a deep C-state adds its \
+                 exit latency to the first message after a pause",
         );
     }
     Finding::new("cpu-dma-latency", Verdict::Info, format!("no /dev/cpu_dma_latency{idle}"))
