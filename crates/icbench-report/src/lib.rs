@@ -22,12 +22,13 @@ pub mod rthist;
 pub mod stats;
 pub mod svg;
 pub mod table;
+pub mod targets;
 pub mod view;
 
 pub use disturbed::DisturbanceView;
 pub use pairs::{CpuPairMatrix, PairValue};
 pub use stats::CellStats;
+pub use targets::{BARE_BAND, Target, Verdict, bare_verdict};
 pub use view::{
-    BARE_BAND, BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow,
-    Target, TimerRow, Verdict, bare_verdict, build,
+    BulkRow, ChannelRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow, build,
 };

@@ -179,22 +179,17 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     let names: Vec<&str> =
         v["targets"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert!(
-        names.iter().any(|n| n.starts_with("shm (spin) 64 B round trip ÷ cache-line")),
+        names.iter().any(|n| n.starts_with("shm (spin) 64 B round trip ÷ two-line")),
         "{names:?}"
     );
     assert!(names.iter().any(|n| n.starts_with("shm (spin) stream 64 KiB")), "{names:?}");
-    assert!(names.iter().any(|n| n.contains("÷ 64 B slot round trip")), "{names:?}");
-    // The cache-line target is out of reach exactly when the run's own slot
-    // floor is past 1.5 × the line, and then it says why.
-    let line = &v["targets"][0];
-    let slot_over_line =
-        floor["slot64_rtt_ns"].as_f64().unwrap() / floor["cacheline_rtt_ns"].as_f64().unwrap();
-    if line["met"] == false && slot_over_line > 1.5 {
-        assert_eq!(line["verdict"], "out_of_reach", "{line}");
-        assert!(line["why"].as_str().unwrap().contains("span two cache lines"), "{line}");
-    } else {
-        assert!(line.get("why").is_none(), "{line}");
-    }
+    // Retired (issue #15 item 9): the floor's own slot trip is past it.
+    assert!(!names.iter().any(|n| n.contains("cache-line") || n.contains("slot")), "{names:?}");
+    // One block per cell here (the tests' ICBENCH_REPLICATES=1): the shm
+    // targets have no interval to be decided on, and say so.
+    let two_line = &v["targets"][0];
+    assert_eq!(two_line["verdict"], "not_shown", "{two_line}");
+    assert!(two_line["why"].as_str().unwrap().contains("one block"), "{two_line}");
     assert!(names.iter().any(|n| n.starts_with("pipe 64 B")), "{names:?}");
     assert!(v["meta"]["clock_overhead_ns"].as_f64().unwrap() > 0.0);
     assert_eq!(v["meta"]["clock"], "CLOCK_MONOTONIC_RAW");
