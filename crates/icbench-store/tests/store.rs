@@ -1024,3 +1024,32 @@ fn a_fast_counter_that_is_absent_or_not_examined_round_trips() {
     let err = store.set_fast_counter(RunId(999), &tsc).unwrap_err();
     assert!(matches!(err, StoreError::NoSuchRun { .. }), "{err:?}");
 }
+
+/// Issue #22: an import is stored whole or not at all. A cell the store
+/// refuses (a size past i64) aborts the import and leaves no run; a good
+/// one comes back with its cells, warnings and provenance.
+#[test]
+fn an_import_is_stored_whole_or_not_at_all() {
+    let mut store = Store::open_in_memory().unwrap();
+    let source = RunSource::Imported("dimtass".into());
+    let mut bad = measured_stream();
+    bad.key.size_bytes = u64::MAX;
+    let err = store
+        .import_run(&meta(), &source, "file x.log", &[measured_stream(), bad], &["w".into()])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::TooLarge { .. }), "{err}");
+    assert!(store.list_runs().unwrap().is_empty(), "a failed import left a run");
+    let id = store
+        .import_run(
+            &meta(),
+            &source,
+            "file x.log",
+            &[measured_stream()],
+            &["w1".into(), "w2".into()],
+        )
+        .unwrap();
+    let run = store.load_run(id).unwrap();
+    assert_eq!((run.cells.len(), run.warnings.len()), (1, 2));
+    assert_eq!(run.provenance.as_deref(), Some("file x.log"));
+    assert_eq!(run.source, source);
+}

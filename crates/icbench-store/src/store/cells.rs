@@ -18,153 +18,165 @@ impl Store {
         cell: &CellResult,
         plan_index: Option<u32>,
     ) -> Result<CellId, StoreError> {
-        const OP: &str = "storing a cell";
         let path = self.path.as_str();
-        let size_bytes = to_i64(path, "cell size_bytes", cell.key.size_bytes)?;
-        let mut reason = None;
-        let mut max_bytes = None;
-        let mut measured = None;
-        let mut histogram = None;
-        let mut raw = None;
-        let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
-        let mut channels = Vec::new();
-        let mut disturbance = None;
-        let mut cut_at_messages = None;
-        let mut timed_batch = None;
-        match &cell.outcome {
-            CellOutcome::Measured(d) => {
-                shape = (d.channels, d.adaptive);
-                disturbance = d.disturbance;
-                cut_at_messages =
-                    d.cut_at_messages.map(|c| to_i64(path, "cut_at_messages", c)).transpose()?;
-                timed_batch = d.timed_batch;
-                channels = channel_rows(path, &d.per_channel)?;
-                measured = Some((
-                    to_i64(path, "cell messages", d.messages)?,
-                    to_i64(path, "cell bytes", d.bytes)?,
-                    to_i64(path, "cell elapsed_ns", d.elapsed_ns)?,
-                    to_i64(path, "cell warmup_messages", d.warmup_messages)?,
-                    d.window,
-                    to_i64(path, "cell tx_busy", d.counters.tx_busy)?,
-                ));
-                if let Some(h) = &d.latency {
-                    histogram =
-                        Some((h.to_blob(), to_i64(path, "histogram clamped", h.clamped())?));
-                }
-                if let Some(samples) = &d.raw_ns {
-                    let blob: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
-                    let count = to_i64(path, "raw sample count", samples.len() as u64)?;
-                    raw = Some((count, blob));
-                }
-            }
-            CellOutcome::Failed { reason: r } => reason = Some(r.as_str()),
-            CellOutcome::NotApplicable { max_bytes: m } => {
-                max_bytes = Some(to_i64(path, "cell max_bytes", *m)?);
-            }
-        }
-        let (messages, bytes, elapsed_ns, warmup_messages, window, tx_busy) = match measured {
-            Some((m, b, e, w, win, busy)) => (Some(m), Some(b), Some(e), Some(w), win, Some(busy)),
-            None => (None, None, None, None, None, None),
-        };
-
-        let factors_json = (!cell.key.factors.is_empty()).then(|| {
-            serde_json::to_string(&cell.key.factors).expect("a map of strings always serialises")
-        });
-
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql(path, OP))?;
-        if !run_exists(&tx, path, run)? {
-            return Err(self_no_such_run(path, run));
+            .map_err(sql(path, CELL_OP))?;
+        let id = write_cell(&tx, path, run, cell, plan_index)?;
+        tx.commit().map_err(sql(path, CELL_OP))?;
+        Ok(id)
+    }
+}
+
+const CELL_OP: &str = "storing a cell";
+
+/// Writes one cell of `run` with its histogram, raw samples, channels and
+/// counters inside the caller's transaction.
+pub(super) fn write_cell(
+    tx: &Connection,
+    path: &str,
+    run: RunId,
+    cell: &CellResult,
+    plan_index: Option<u32>,
+) -> Result<CellId, StoreError> {
+    const OP: &str = CELL_OP;
+    let size_bytes = to_i64(path, "cell size_bytes", cell.key.size_bytes)?;
+    let mut reason = None;
+    let mut max_bytes = None;
+    let mut measured = None;
+    let mut histogram = None;
+    let mut raw = None;
+    let mut shape: (Option<u32>, Option<Adaptive>) = (None, None);
+    let mut channels = Vec::new();
+    let mut disturbance = None;
+    let mut cut_at_messages = None;
+    let mut timed_batch = None;
+    match &cell.outcome {
+        CellOutcome::Measured(d) => {
+            shape = (d.channels, d.adaptive);
+            disturbance = d.disturbance;
+            cut_at_messages =
+                d.cut_at_messages.map(|c| to_i64(path, "cut_at_messages", c)).transpose()?;
+            timed_batch = d.timed_batch;
+            channels = channel_rows(path, &d.per_channel)?;
+            measured = Some((
+                to_i64(path, "cell messages", d.messages)?,
+                to_i64(path, "cell bytes", d.bytes)?,
+                to_i64(path, "cell elapsed_ns", d.elapsed_ns)?,
+                to_i64(path, "cell warmup_messages", d.warmup_messages)?,
+                d.window,
+                to_i64(path, "cell tx_busy", d.counters.tx_busy)?,
+            ));
+            if let Some(h) = &d.latency {
+                histogram = Some((h.to_blob(), to_i64(path, "histogram clamped", h.clamped())?));
+            }
+            if let Some(samples) = &d.raw_ns {
+                let blob: Vec<u8> = samples.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let count = to_i64(path, "raw sample count", samples.len() as u64)?;
+                raw = Some((count, blob));
+            }
         }
-        let seq: i64 = tx
-            .query_row(
-                "SELECT COALESCE(MAX(seq) + 1, 0) FROM cells WHERE run_id = ?1",
-                [run.0],
-                |r| r.get(0),
-            )
+        CellOutcome::Failed { reason: r } => reason = Some(r.as_str()),
+        CellOutcome::NotApplicable { max_bytes: m } => {
+            max_bytes = Some(to_i64(path, "cell max_bytes", *m)?);
+        }
+    }
+    let (messages, bytes, elapsed_ns, warmup_messages, window, tx_busy) = match measured {
+        Some((m, b, e, w, win, busy)) => (Some(m), Some(b), Some(e), Some(w), win, Some(busy)),
+        None => (None, None, None, None, None, None),
+    };
+
+    let factors_json = (!cell.key.factors.is_empty()).then(|| {
+        serde_json::to_string(&cell.key.factors).expect("a map of strings always serialises")
+    });
+
+    if !run_exists(tx, path, run)? {
+        return Err(self_no_such_run(path, run));
+    }
+    let seq: i64 = tx
+        .query_row("SELECT COALESCE(MAX(seq) + 1, 0) FROM cells WHERE run_id = ?1", [run.0], |r| {
+            r.get(0)
+        })
+        .map_err(sql(path, OP))?;
+    tx.execute(
+        "INSERT INTO cells (
+            run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
+            max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
+            protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
+            ci_reached, cut_at_messages, timed_batch
+         ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+        params![
+            run.0,
+            seq,
+            now_unix_ns(),
+            cell.key.link,
+            cell.key.pattern.as_str(),
+            size_bytes,
+            cell.outcome.status_str(),
+            reason,
+            max_bytes,
+            messages,
+            bytes,
+            elapsed_ns,
+            warmup_messages,
+            window,
+            factors_json,
+            cell.key.protocol,
+            cell.key.blocks,
+            tx_busy,
+            shape.0,
+            shape.1.map(|a| a.target_rel),
+            shape.1.map(|a| a.achieved_rel),
+            shape.1.map(|a| a.phases),
+            shape.1.map(|a| a.reached),
+            cut_at_messages,
+            timed_batch,
+        ],
+    )
+    .map_err(sql(path, OP))?;
+    let cell_id = tx.last_insert_rowid();
+    if let Some(i) = plan_index {
+        tx.execute("UPDATE cells SET plan_index = ?2 WHERE id = ?1", params![cell_id, i])
             .map_err(sql(path, OP))?;
+    }
+    if let Some((blob, clamped)) = histogram {
         tx.execute(
-            "INSERT INTO cells (
-                run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
-                max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
-                protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
-                ci_reached, cut_at_messages, timed_batch
-             ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                       ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+            "INSERT INTO cell_histograms (cell_id, metric, blob, clamped) VALUES (?1, ?2, ?3, ?4)",
+            params![cell_id, cell.key.pattern.metric(), blob, clamped],
+        )
+        .map_err(sql(path, OP))?;
+    }
+    if let Some((count, blob)) = raw {
+        tx.execute(
+            "INSERT INTO cell_raw_samples (cell_id, count, blob) VALUES (?1, ?2, ?3)",
+            params![cell_id, count, blob],
+        )
+        .map_err(sql(path, OP))?;
+    }
+    for c in &channels {
+        tx.execute(
+            "INSERT INTO cell_channels (cell_id, channel, messages, bytes, start_offset_ns,
+                                        active_ns, histogram, clamped)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
-                run.0,
-                seq,
-                now_unix_ns(),
-                cell.key.link,
-                cell.key.pattern.as_str(),
-                size_bytes,
-                cell.outcome.status_str(),
-                reason,
-                max_bytes,
-                messages,
-                bytes,
-                elapsed_ns,
-                warmup_messages,
-                window,
-                factors_json,
-                cell.key.protocol,
-                cell.key.blocks,
-                tx_busy,
-                shape.0,
-                shape.1.map(|a| a.target_rel),
-                shape.1.map(|a| a.achieved_rel),
-                shape.1.map(|a| a.phases),
-                shape.1.map(|a| a.reached),
-                cut_at_messages,
-                timed_batch,
+                cell_id,
+                c.channel,
+                c.messages,
+                c.bytes,
+                c.start_offset_ns,
+                c.active_ns,
+                c.histogram,
+                c.clamped
             ],
         )
         .map_err(sql(path, OP))?;
-        let cell_id = tx.last_insert_rowid();
-        if let Some(i) = plan_index {
-            tx.execute("UPDATE cells SET plan_index = ?2 WHERE id = ?1", params![cell_id, i])
-                .map_err(sql(path, OP))?;
-        }
-        if let Some((blob, clamped)) = histogram {
-            tx.execute(
-                "INSERT INTO cell_histograms (cell_id, metric, blob, clamped) VALUES (?1, ?2, ?3, ?4)",
-                params![cell_id, cell.key.pattern.metric(), blob, clamped],
-            )
-            .map_err(sql(path, OP))?;
-        }
-        if let Some((count, blob)) = raw {
-            tx.execute(
-                "INSERT INTO cell_raw_samples (cell_id, count, blob) VALUES (?1, ?2, ?3)",
-                params![cell_id, count, blob],
-            )
-            .map_err(sql(path, OP))?;
-        }
-        for c in &channels {
-            tx.execute(
-                "INSERT INTO cell_channels (cell_id, channel, messages, bytes, start_offset_ns,
-                                            active_ns, histogram, clamped)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    cell_id,
-                    c.channel,
-                    c.messages,
-                    c.bytes,
-                    c.start_offset_ns,
-                    c.active_ns,
-                    c.histogram,
-                    c.clamped
-                ],
-            )
-            .map_err(sql(path, OP))?;
-        }
-        if let Some(d) = &disturbance {
-            crate::disturbance::write(&tx, path, cell_id, d)?;
-        }
-        tx.commit().map_err(sql(path, OP))?;
-        Ok(CellId(cell_id))
     }
+    if let Some(d) = &disturbance {
+        crate::disturbance::write(tx, path, cell_id, d)?;
+    }
+    Ok(CellId(cell_id))
 }
 
 /// A `cells` row joined with its histogram and raw samples, before it is

@@ -21,55 +21,40 @@ impl Store {
         provenance: Option<&str>,
     ) -> Result<RunId, StoreError> {
         let path = self.path.as_str();
-        let (sched_policy, sched_priority) = sched_columns(meta.sched);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql(path, "recording a new run"))?;
-        tx.execute(
-            "INSERT INTO runs (
-                    source, provenance, status, started_unix_ns, ended_unix_ns,
-                    cpu_model, online_cpus, host_cpu, peer_cpu, peer_mode,
-                    sched_policy, sched_priority, mlock, kernel_release, governor,
-                    hostname, icbench_version, git_commit, command_line_json, clock,
-                    clock_overhead_ns, notes_json, clock_granule_ns
-                 ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
-            params![
-                source.to_string(),
-                provenance,
-                meta.status.as_str(),
-                meta.started_unix_ns,
-                meta.ended_unix_ns,
-                meta.cpu_model,
-                meta.online_cpus,
-                meta.host_cpu,
-                meta.peer_cpu,
-                meta.peer_mode.as_str(),
-                sched_policy,
-                sched_priority,
-                meta.mlock,
-                meta.kernel_release,
-                meta.governor,
-                meta.hostname,
-                meta.icbench_version,
-                meta.git_commit,
-                strings_to_json(&meta.command_line),
-                meta.clock,
-                meta.clock_overhead_ns,
-                strings_to_json(&meta.notes),
-                meta.clock_granule_ns,
-            ],
-        )
-        .map_err(sql(path, "recording a new run"))?;
-        let run = RunId(tx.last_insert_rowid());
-        if let Some(floor) = &meta.floor {
-            write_floor(&tx, path, run, floor)?;
-        }
-        if let Some(fc) = &meta.fast_counter {
-            write_fast_counter(&tx, path, run, fc)?;
-        }
+        let run = write_run(&tx, path, meta, source, provenance)?;
         tx.commit().map_err(sql(path, "recording a new run"))?;
+        Ok(run)
+    }
+
+    /// Stores a whole imported run — its row, every cell and every warning —
+    /// in one transaction: a failure anywhere leaves no run behind
+    /// (issue #22: "a failed import leaves no run").
+    pub fn import_run(
+        &mut self,
+        meta: &RunMeta,
+        source: &RunSource,
+        provenance: &str,
+        cells: &[CellResult],
+        warnings: &[String],
+    ) -> Result<RunId, StoreError> {
+        const OP: &str = "storing an imported run";
+        let path = self.path.as_str();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql(path, OP))?;
+        let run = write_run(&tx, path, meta, source, Some(provenance))?;
+        for c in cells {
+            super::cells::write_cell(&tx, path, run, c, None)?;
+        }
+        for w in warnings {
+            write_warning(&tx, path, run, w)?;
+        }
+        tx.commit().map_err(sql(path, OP))?;
         Ok(run)
     }
 
@@ -111,14 +96,7 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql(path, "adding a warning"))?;
-        if !run_exists(&tx, path, run)? {
-            return Err(self_no_such_run(path, run));
-        }
-        tx.execute(
-            "INSERT INTO run_warnings (run_id, message) VALUES (?1, ?2)",
-            params![run.0, message],
-        )
-        .map_err(sql(path, "adding a warning"))?;
+        write_warning(&tx, path, run, message)?;
         tx.commit().map_err(sql(path, "adding a warning"))
     }
 
@@ -233,4 +211,73 @@ impl Store {
             .map_err(sql(&self.path, "finding the latest run"))?;
         Ok(id.map(RunId))
     }
+}
+
+/// Writes a run's row (with its floor and fast counter) inside the
+/// caller's transaction.
+fn write_run(
+    tx: &Connection,
+    path: &str,
+    meta: &RunMeta,
+    source: &RunSource,
+    provenance: Option<&str>,
+) -> Result<RunId, StoreError> {
+    let (sched_policy, sched_priority) = sched_columns(meta.sched);
+    tx.execute(
+        "INSERT INTO runs (
+                    source, provenance, status, started_unix_ns, ended_unix_ns,
+                    cpu_model, online_cpus, host_cpu, peer_cpu, peer_mode,
+                    sched_policy, sched_priority, mlock, kernel_release, governor,
+                    hostname, icbench_version, git_commit, command_line_json, clock,
+                    clock_overhead_ns, notes_json, clock_granule_ns
+                 ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+        params![
+            source.to_string(),
+            provenance,
+            meta.status.as_str(),
+            meta.started_unix_ns,
+            meta.ended_unix_ns,
+            meta.cpu_model,
+            meta.online_cpus,
+            meta.host_cpu,
+            meta.peer_cpu,
+            meta.peer_mode.as_str(),
+            sched_policy,
+            sched_priority,
+            meta.mlock,
+            meta.kernel_release,
+            meta.governor,
+            meta.hostname,
+            meta.icbench_version,
+            meta.git_commit,
+            strings_to_json(&meta.command_line),
+            meta.clock,
+            meta.clock_overhead_ns,
+            strings_to_json(&meta.notes),
+            meta.clock_granule_ns,
+        ],
+    )
+    .map_err(sql(path, "recording a new run"))?;
+    let run = RunId(tx.last_insert_rowid());
+    if let Some(floor) = &meta.floor {
+        write_floor(tx, path, run, floor)?;
+    }
+    if let Some(fc) = &meta.fast_counter {
+        write_fast_counter(tx, path, run, fc)?;
+    }
+    Ok(run)
+}
+
+/// Adds a warning to `run` inside the caller's transaction.
+fn write_warning(tx: &Connection, path: &str, run: RunId, message: &str) -> Result<(), StoreError> {
+    if !run_exists(tx, path, run)? {
+        return Err(self_no_such_run(path, run));
+    }
+    tx.execute(
+        "INSERT INTO run_warnings (run_id, message) VALUES (?1, ?2)",
+        params![run.0, message],
+    )
+    .map_err(sql(path, "adding a warning"))?;
+    Ok(())
 }

@@ -110,13 +110,8 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     };
     let mut store = open_store(&a.db.db)?;
     let source = RunSource::Imported(format.name().to_string());
-    let id = store.begin_run_with_source(&meta, &source, Some(&provenance))?;
-    for c in &imp.cells {
-        store.insert_cell(id, c)?;
-    }
-    for w in &imp.warnings {
-        store.add_warning(id, w)?;
-    }
+    // One transaction: a failure leaves no half-imported run (issue #22).
+    let id = store.import_run(&meta, &source, &provenance, &imp.cells, &imp.warnings)?;
     let mut out = std::io::stdout().lock();
     if a.db.json {
         let doc = serde_json::json!({
