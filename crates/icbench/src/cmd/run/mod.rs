@@ -183,6 +183,7 @@ fn start(
         settings.clock_granule_ns,
     );
     meta.notes.extend(notes);
+    meta.notes.extend(unprivileged_note(rustix::process::geteuid().as_raw(), settings));
     // Named once here; in each cell such a counter is absent, never 0.
     let missing = icbench_engine::disturb::missing(settings.host_cpu, settings.peer_cpu);
     if !missing.is_empty() {
@@ -257,6 +258,23 @@ fn plan_note(plan: &Plan, source: &str) -> String {
 
 /// Pins this thread to the host CPU, applies the run's scheduling and
 /// memory locking; refusals are the user's to fix (exit 2).
+/// What a run as an ordinary user goes without, said once in the run's
+/// notes (issue #22: only `doctor` said what root would add).
+fn unprivileged_note(euid: u32, settings: &Settings) -> Option<String> {
+    if euid == 0 {
+        return None;
+    }
+    let sched = if settings.fifo.is_some() {
+        "SCHED_FIFO was permitted"
+    } else {
+        "SCHED_OTHER (--fifo needs root or CAP_SYS_NICE)"
+    };
+    Some(format!(
+        "not root (uid {euid}): {sched}; other users' processes and interrupts may share the \
+         measured CPUs unless isolated; `icbench doctor` lists what root would add"
+    ))
+}
+
 fn place_host(settings: &Settings) -> Result<()> {
     cpu::pin_current_thread(settings.host_cpu).map_err(|e| bad(e.to_string()))?;
     if let Some(p) = settings.fifo {
