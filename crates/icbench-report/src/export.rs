@@ -13,7 +13,8 @@ use icbench_model::{CellOutcome, CellResult, LatencyHistogram};
 
 use crate::view::RunView;
 
-/// The CSV header, in column order.
+/// The CSV header, in column order. Columns are only ever added at the
+/// end, so a script that reads them by position keeps working.
 pub const CSV_COLUMNS: &[&str] = &[
     "run_id",
     "source",
@@ -60,47 +61,76 @@ pub const CSV_COLUMNS: &[&str] = &[
     "involuntary_switches_peer",
     "migrations_host",
     "migrations_peer",
+    // The cell's factors beyond link and size (`k=v;k=v`, a plan's cpus,
+    // wait …), so that two cells of one link and size are told apart.
+    "factors",
+    // Replicate blocks (issue #15): how many were measured and used, the
+    // figure they give (`p50_ns` or `bytes_per_s`), its 95 % interval for a
+    // repeat run, their spread and whether they disagree; empty for a cell
+    // measured once.
+    "rep_blocks",
+    "rep_used",
+    "rep_metric",
+    "rep_center",
+    "rep_repeat95_lo",
+    "rep_repeat95_hi",
+    "rep_spread",
+    "rep_disagree",
+    // Timing (issue #15 item 4): round trips per pair of clock reads when
+    // batched, and the finest step the latencies can take, ns.
+    "timed_batch",
+    "resolution_ns",
 ];
 
 fn num(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map_or(String::new(), |x| format!("{x}"))
 }
 
-/// Every cell of the view as CSV.
-pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(CSV_COLUMNS)?;
-    let id = view.run_id.to_string();
-    let mut row = |link: &str,
-                   protocol: &Option<String>,
-                   pattern: &str,
-                   size: u64,
-                   channels: Option<u32>,
-                   blocks: Option<u32>,
-                   status: &str,
-                   reason: &Option<String>,
-                   s: Option<&crate::CellStats>,
-                   msgs: Option<f64>,
-                   bps: Option<f64>,
-                   direction: &str,
-                   cw: Option<&crate::ChannelsView>,
-                   d: Option<&crate::DisturbanceView>|
-     -> Result<(), csv::Error> {
-        let m = s.map(|s| s.summary);
+fn int(v: Option<impl ToString>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+/// One CSV line: what a row of any pattern gives.
+#[derive(Default)]
+struct Line<'a> {
+    link: &'a str,
+    protocol: Option<&'a str>,
+    pattern: &'a str,
+    size: u64,
+    channels: Option<u32>,
+    blocks: Option<u32>,
+    status: &'a str,
+    reason: Option<&'a str>,
+    stats: Option<&'a crate::CellStats>,
+    msgs_per_s: Option<f64>,
+    bytes_per_s: Option<f64>,
+    direction: &'a str,
+    window: Option<&'a crate::ChannelsView>,
+    disturbance: Option<&'a crate::DisturbanceView>,
+    factors: Option<&'a std::collections::BTreeMap<String, String>>,
+    replicates: Option<&'a crate::replicates::ReplicatesView>,
+    timed_batch: Option<u32>,
+    resolution_ns: Option<f64>,
+}
+
+impl Line<'_> {
+    fn record(&self, run_id: &str, source: &str) -> Vec<String> {
+        let m = self.stats.map(|s| s.summary);
         let mut rec = vec![
-            id.clone(),
-            view.source.clone(),
-            link.to_string(),
-            protocol.clone().unwrap_or_default(),
-            pattern.to_string(),
-            size.to_string(),
-            channels.map_or(String::new(), |c| c.to_string()),
-            blocks.map_or(String::new(), |b| b.to_string()),
-            status.to_string(),
-            reason.clone().unwrap_or_default(),
-            s.map_or(String::new(), |s| s.from.to_string()),
-            m.map_or(String::new(), |m| m.count.to_string()),
+            run_id.to_string(),
+            source.to_string(),
+            self.link.to_string(),
+            self.protocol.unwrap_or_default().to_string(),
+            self.pattern.to_string(),
+            self.size.to_string(),
+            int(self.channels),
+            int(self.blocks),
+            self.status.to_string(),
+            self.reason.unwrap_or_default().to_string(),
+            self.stats.map_or(String::new(), |s| s.from.to_string()),
+            int(m.map(|m| m.count)),
         ];
+        let s = self.stats;
         for v in [
             m.map(|m| m.min),
             m.map(|m| m.mean),
@@ -114,19 +144,19 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             s.and_then(|s| s.mean_ci95_hi),
             s.and_then(|s| s.median_ci95_lo),
             s.and_then(|s| s.median_ci95_hi),
-            msgs,
-            bps,
+            self.msgs_per_s,
+            self.bytes_per_s,
         ] {
             rec.push(num(v));
         }
-        rec.push(direction.to_string());
-        let fair = cw.and_then(|c| c.fairness);
-        rec.push(cw.map_or(String::new(), |c| c.window_ns.to_string()));
+        rec.push(self.direction.to_string());
+        let fair = self.window.and_then(|c| c.fairness);
+        rec.push(int(self.window.map(|c| c.window_ns)));
         rec.push(num(fair.map(|f| f.jain)));
         rec.push(num(fair.map(|f| f.min_over_max)));
-        rec.push(d.map_or(String::new(), |d| d.disturbed.to_string()));
+        let d = self.disturbance;
+        rec.push(int(d.map(|d| d.disturbed)));
         rec.push(d.map_or(String::new(), |d| d.causes.join("; ")));
-        let int = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         let (h, p) = (d.map(|d| d.counters.host), d.map(|d| d.counters.peer));
         rec.push(int(d.map(|d| d.counters.span_ns)));
         for f in [
@@ -138,97 +168,114 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             rec.push(int(h.and_then(f)));
             rec.push(int(p.and_then(f)));
         }
-        w.write_record(&rec)
-    };
+        let factors = self
+            .factors
+            .map(|f| f.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"));
+        rec.push(factors.unwrap_or_default());
+        let r = self.replicates;
+        rec.push(int(r.map(|r| r.blocks)));
+        rec.push(int(r.map(|r| r.used)));
+        rec.push(r.map_or(String::new(), |r| r.metric.to_string()));
+        for v in [r.map(|r| r.center), r.map(|r| r.lo), r.map(|r| r.hi), r.map(|r| r.spread)] {
+            rec.push(num(v));
+        }
+        rec.push(int(r.map(|r| r.disagree)));
+        rec.push(int(self.timed_batch));
+        rec.push(num(self.resolution_ns));
+        rec
+    }
+}
+
+/// Every cell of the view as CSV.
+pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
+    let mut lines = Vec::new();
     for r in &view.pingpong {
-        row(
-            &r.link,
-            &r.protocol,
-            "pingpong",
-            r.size_bytes,
-            r.channels,
-            None,
-            r.status,
-            &r.reason,
-            r.rtt_ns.as_ref(),
-            r.msgs_per_s,
-            r.bytes_per_s,
-            "",
-            r.common_window.as_ref(),
-            r.disturbance.as_ref(),
-        )?;
+        lines.push(Line {
+            link: &r.link,
+            protocol: r.protocol.as_deref(),
+            pattern: "pingpong",
+            size: r.size_bytes,
+            channels: r.channels,
+            status: r.status,
+            reason: r.reason.as_deref(),
+            stats: r.rtt_ns.as_ref(),
+            msgs_per_s: r.msgs_per_s,
+            bytes_per_s: r.bytes_per_s,
+            window: r.common_window.as_ref(),
+            disturbance: r.disturbance.as_ref(),
+            factors: Some(&r.factors),
+            replicates: r.replicates.as_ref(),
+            timed_batch: r.timed_batch,
+            resolution_ns: r.resolution_ns,
+            ..Line::default()
+        });
     }
     for r in &view.stream {
-        row(
-            &r.link,
-            &r.protocol,
-            "stream",
-            r.size_bytes,
-            r.channels,
-            None,
-            r.status,
-            &r.reason,
-            None,
-            r.msgs_per_s,
-            r.bytes_per_s,
-            &r.direction,
-            r.common_window.as_ref(),
-            r.disturbance.as_ref(),
-        )?;
+        lines.push(Line {
+            link: &r.link,
+            protocol: r.protocol.as_deref(),
+            pattern: "stream",
+            size: r.size_bytes,
+            channels: r.channels,
+            status: r.status,
+            reason: r.reason.as_deref(),
+            msgs_per_s: r.msgs_per_s,
+            bytes_per_s: r.bytes_per_s,
+            direction: &r.direction,
+            window: r.common_window.as_ref(),
+            disturbance: r.disturbance.as_ref(),
+            factors: Some(&r.factors),
+            replicates: r.replicates.as_ref(),
+            ..Line::default()
+        });
     }
     for r in &view.bulk {
-        row(
-            &r.link,
-            &r.protocol,
-            "bulk",
-            r.block_bytes,
-            None,
-            Some(r.blocks),
-            r.status,
-            &r.reason,
-            r.transfer_ns.as_ref(),
-            None,
-            r.bytes_per_s,
-            "",
-            None,
-            r.disturbance.as_ref(),
-        )?;
+        lines.push(Line {
+            link: &r.link,
+            protocol: r.protocol.as_deref(),
+            pattern: "bulk",
+            size: r.block_bytes,
+            blocks: Some(r.blocks),
+            status: r.status,
+            reason: r.reason.as_deref(),
+            stats: r.transfer_ns.as_ref(),
+            bytes_per_s: r.bytes_per_s,
+            disturbance: r.disturbance.as_ref(),
+            replicates: r.replicates.as_ref(),
+            ..Line::default()
+        });
     }
     for r in &view.timer {
-        row(
-            &r.link,
-            &None,
-            "timer",
-            0,
-            None,
-            None,
-            r.status,
-            &r.reason,
-            r.latency_ns.as_ref(),
-            None,
-            None,
-            "",
-            None,
-            None,
-        )?;
+        lines.push(Line {
+            link: &r.link,
+            pattern: "timer",
+            status: r.status,
+            reason: r.reason.as_deref(),
+            stats: r.latency_ns.as_ref(),
+            ..Line::default()
+        });
     }
     for r in &view.oneway {
-        row(
-            &r.link,
-            &None,
-            "oneway",
-            r.size_bytes,
-            None,
-            None,
-            r.status,
-            &r.reason,
-            r.oneway_ns.as_ref(),
-            r.msgs_per_s,
-            None,
-            &r.direction,
-            None,
-            r.disturbance.as_ref(),
-        )?;
+        lines.push(Line {
+            link: &r.link,
+            pattern: "oneway",
+            size: r.size_bytes,
+            status: r.status,
+            reason: r.reason.as_deref(),
+            stats: r.oneway_ns.as_ref(),
+            msgs_per_s: r.msgs_per_s,
+            direction: &r.direction,
+            disturbance: r.disturbance.as_ref(),
+            factors: Some(&r.factors),
+            replicates: r.replicates.as_ref(),
+            ..Line::default()
+        });
+    }
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(CSV_COLUMNS)?;
+    let id = view.run_id.to_string();
+    for l in &lines {
+        w.write_record(l.record(&id, &view.source))?;
     }
     w.flush()?;
     Ok(())
@@ -299,6 +346,67 @@ pub fn hgrm(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #15: a replicated cell's CSV line carries its blocks, the
+    /// repeat interval and the factors; a cell measured once leaves them
+    /// empty. Every line has as many fields as the header.
+    #[test]
+    fn csv_lines_carry_replicates_factors_and_timing() {
+        use icbench_model::{CellData, CellKey, LinkCounters, Pattern};
+        let cell = |rep: Option<&str>, p50: u64| {
+            let mut h = LatencyHistogram::new();
+            (0..100).for_each(|_| h.record(p50));
+            let mut key = CellKey::new("pipe", Pattern::PingPong, 64);
+            if let Some(r) = rep {
+                key.factors.insert("rep".into(), r.into());
+            }
+            CellResult {
+                key,
+                outcome: CellOutcome::Measured(CellData {
+                    messages: 100,
+                    bytes: 6400,
+                    elapsed_ns: 100 * p50,
+                    warmup_messages: 0,
+                    latency: Some(h),
+                    raw_ns: None,
+                    window: None,
+                    counters: LinkCounters::default(),
+                    channels: None,
+                    adaptive: None,
+                    per_channel: Vec::new(),
+                    disturbance: None,
+                    cut_at_messages: None,
+                    timed_batch: None,
+                }),
+            }
+        };
+        let meta = crate::testing::meta();
+        let blocks = [cell(Some("0"), 10_000), cell(Some("1"), 10_200), cell(Some("2"), 9_900)];
+        let mut once = cell(None, 5_000);
+        once.key.size_bytes = 1;
+        let cells: Vec<CellResult> = blocks.into_iter().chain([once]).collect();
+        let view = crate::view::build(7, &meta, &cells);
+        let mut out = Vec::new();
+        csv(&view, &mut out).unwrap();
+        let mut r = csv::Reader::from_reader(out.as_slice());
+        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        assert_eq!(header, CSV_COLUMNS);
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2);
+        let rep = rows.iter().find(|l| &l[col("size_bytes")] == "64").unwrap();
+        assert_eq!((&rep[col("rep_blocks")], &rep[col("rep_used")]), ("3", "3"));
+        assert_eq!((&rep[col("rep_metric")], &rep[col("rep_disagree")]), ("p50_ns", "false"));
+        let (lo, hi): (f64, f64) = (
+            rep[col("rep_repeat95_lo")].parse().unwrap(),
+            rep[col("rep_repeat95_hi")].parse().unwrap(),
+        );
+        assert!(lo < 10_000.0 && 10_000.0 < hi, "{lo} … {hi}");
+        assert_eq!(&rep[col("resolution_ns")], "1");
+        assert_eq!(&rep[col("timed_batch")], "");
+        let single = rows.iter().find(|l| &l[col("size_bytes")] == "1").unwrap();
+        assert_eq!((&single[col("rep_blocks")], &single[col("factors")]), ("", ""));
+    }
 
     #[test]
     fn hgrm_has_hdrhistograms_shape() {

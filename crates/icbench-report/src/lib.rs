@@ -23,6 +23,8 @@ pub mod stats;
 pub mod svg;
 pub mod table;
 pub mod targets;
+#[cfg(test)]
+mod testing;
 pub mod view;
 
 pub use disturbed::DisturbanceView;

@@ -2,7 +2,6 @@
 //! what root would add; only `doctor` did). Needs root to become another
 //! user (setpriv), and a native binary; skipped with a message otherwise.
 
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 

@@ -184,7 +184,7 @@ fn the_fast_counter_line_says_what_was_found_and_the_verdict() {
 fn figures_follow_the_clock_step_and_batched_cells_are_named() {
     use icbench_model::{
         CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, LinkCounters, Pattern,
-        PeerMode, RunMeta, RunStatus, Sched,
+        RunMeta,
     };
     let cell = |size: u64, rtts: &[u64], batch: Option<u32>| {
         let mut h = LatencyHistogram::new();
@@ -212,31 +212,8 @@ fn figures_follow_the_clock_step_and_batched_cells_are_named() {
     };
     let on_grid: Vec<u64> = (0..1000).map(|i| if i % 3 == 0 { 130 } else { 120 }).collect();
     let means: Vec<u64> = (0..1000).map(|i| 121 + i % 2).collect();
-    let meta = RunMeta {
-        cpu_model: "test".into(),
-        online_cpus: "0-1".into(),
-        host_cpu: 0,
-        peer_cpu: 1,
-        peer_mode: PeerMode::Process,
-        sched: Sched::Other,
-        mlock: false,
-        kernel_release: "test".into(),
-        governor: None,
-        hostname: "test".into(),
-        icbench_version: "0.1.0".into(),
-        git_commit: None,
-        command_line: Vec::new(),
-        started_unix_ns: 0,
-        ended_unix_ns: None,
-        clock: "CLOCK_MONOTONIC_RAW".into(),
-        clock_overhead_ns: 20.0,
-        clock_granule_ns: 10.0,
-        status: RunStatus::Finished,
-        floor: None,
-        floor_tail: None,
-        fast_counter: None,
-        notes: Vec::new(),
-    };
+    let meta =
+        RunMeta { clock_overhead_ns: 20.0, clock_granule_ns: 10.0, ..crate::testing::meta() };
     let view = crate::view::build(1, &meta, &[cell(1, &on_grid, None), cell(2, &means, Some(8))]);
     let mut out = Vec::new();
     run(&view, &mut out).unwrap();
