@@ -78,6 +78,20 @@ impl Default for BarePlan {
     }
 }
 
+impl BarePlan {
+    /// The plan for `m`: the default, but a shm round trip (a few hundred
+    /// ns against tens of µs through the kernel) gets 10× the round trips
+    /// a block, so that a block still spans more than a scheduler tick's
+    /// worth of the machine's drift.
+    pub fn for_mechanism(m: Mechanism) -> BarePlan {
+        let d = BarePlan::default();
+        match m {
+            Mechanism::Shm => BarePlan { per_block: 10 * d.per_block, warmup: 10 * d.warmup, ..d },
+            _ => d,
+        }
+    }
+}
+
 /// The samples of both sides, ns, in the order measured; equal in number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interleaved {
@@ -148,7 +162,7 @@ fn alternate(
     let link = s.host.as_mut();
     let mut echo = Echoer::new(link, size);
     let mut tx = crate::payload::Payload::new(size).buffer();
-    let mut rx = vec![0u8; size];
+    let mut rx = vec![0u8; bare.host.rx_len(size)];
     let mut seq = 0u64;
     let mut warm = vec![0u64; plan.warmup as usize];
     echo.timed(link, plan.warmup, progress).map_err(|e| e.to_string())?;

@@ -344,6 +344,11 @@ pub struct FloorArgs {
     /// process (icbench re-executed, the default) or a thread.
     #[arg(long, value_enum, default_value = "process")]
     pub peer: PeerKind,
+    /// Also measure seqpacket, tcp, pty, mq, netlink and shm each against
+    /// the bare loop of the same calls (or ring), as pipe and unix are:
+    /// icbench's own overhead on every local link (about 10 s more).
+    #[arg(long)]
+    pub bare: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -241,9 +241,28 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
 #[test]
 fn floor_json_carries_both_links_against_their_bare_loops() {
     for peer in ["process", "thread"] {
-        let out = icbench().args(["floor", "--json", "--peer", peer]).output().unwrap();
+        // --bare adds the other local links (once: they take a while).
+        let bare = peer == "thread";
+        let out = icbench()
+            .args(["floor", "--json", "--peer", peer])
+            .args(bare.then_some("--bare"))
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        if bare {
+            let links: Vec<&str> =
+                v["bare"].as_array().unwrap().iter().filter_map(|b| b["link"].as_str()).collect();
+            let want = ["seqpacket", "tcp", "pty", "mq", "netlink", "shm?push=none"];
+            assert_eq!(links, want, "{}", v["bare"]);
+            for b in v["bare"].as_array().unwrap() {
+                let c = &b["comparison"];
+                assert!(c["ratio"].as_f64().is_some_and(|r| r > 0.0), "{b}");
+                assert_eq!(c["blocks"], 50, "{b}");
+            }
+        } else {
+            assert!(v.get("bare").is_none(), "only with --bare: {v}");
+        }
         for link in ["pipe", "unix"] {
             let c = &v["floor"][format!("syscall_{link}")];
             assert_eq!(c["size_bytes"], 64, "{c}");

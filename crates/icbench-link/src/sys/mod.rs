@@ -1,13 +1,13 @@
 //! The links, one module each (local ones and the remote `tty`/`serial`), and the dispatch from a spec (host
 //! end) or a handoff text (peer end) to them.
 
-mod mq;
-mod netlink;
+pub(crate) mod mq;
+pub(crate) mod netlink;
 mod nlbridge;
 mod rpmsg;
 pub(crate) mod rpmsg_tty;
-mod shm;
-mod stream;
+pub(crate) mod shm;
+pub(crate) mod stream;
 mod tty;
 
 use crate::{Abort, Handoff, Link, LinkError, LinkSpec, Roots};
@@ -20,11 +20,7 @@ pub(crate) fn open(
     match spec.kind.as_str() {
         "rpmsg" => rpmsg::open(spec, abort, roots),
         "rpmsg-ctrl" => rpmsg::open_ctrl(spec, abort, roots),
-        "pipe" => stream::open_pipe(abort),
-        "unix" => stream::open_unix(abort),
-        "tcp" => stream::open_tcp(abort),
-        "pty" => stream::open_pty(abort),
-        "seqpacket" => stream::open_seqpacket(abort),
+        kind @ ("pipe" | "unix" | "tcp" | "pty" | "seqpacket") => stream::open(kind, abort),
         "mq" => mq::open(abort),
         "netlink" => netlink::open(abort),
         "netlink-bridge" => nlbridge::open(abort),

@@ -169,11 +169,24 @@ fn queues() -> Result<(Queue, Queue, usize), LinkError> {
     )))
 }
 
-pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+/// The host's ends of both queues and the peer's handoff, as the link and
+/// its bare loop (`reference`) make them.
+pub(crate) struct Ends {
+    pub(crate) tx: OwnedFd,
+    pub(crate) rx: OwnedFd,
+    pub(crate) msgsize: usize,
+    pub(crate) handoff: Handoff,
+}
+
+pub(crate) fn ends() -> Result<Ends, LinkError> {
     let ((down_w, down_r), (up_w, up_r), msgsize) = queues()?;
     let text = format!("mq:r={},w={},size={msgsize}", down_r.as_raw_fd(), up_w.as_raw_fd());
-    let host = MqLink { tx: down_w, rx: up_r, msgsize, abort };
-    Ok((Box::new(host), Handoff::local(text, vec![down_r, up_w])))
+    Ok(Ends { tx: down_w, rx: up_r, msgsize, handoff: Handoff::local(text, vec![down_r, up_w]) })
+}
+
+pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let Ends { tx, rx, msgsize, handoff } = ends()?;
+    Ok((Box::new(MqLink { tx, rx, msgsize, abort }), handoff))
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

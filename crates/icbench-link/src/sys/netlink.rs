@@ -160,12 +160,25 @@ fn socket() -> Result<(OwnedFd, u32), LinkError> {
     Ok((fd, got.nl_pid))
 }
 
-pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+/// The host's socket, its port and the peer's, and the peer's handoff, as
+/// the link and its bare loop (`reference`) make them.
+pub(crate) struct Ends {
+    pub(crate) fd: OwnedFd,
+    pub(crate) own_port: u32,
+    pub(crate) dst_port: u32,
+    pub(crate) handoff: Handoff,
+}
+
+pub(crate) fn ends() -> Result<Ends, LinkError> {
     let (a, a_port) = socket()?;
     let (b, b_port) = socket()?;
     let text = format!("netlink:fd={},own={b_port},dst={a_port}", b.as_raw_fd());
-    let host = NetlinkLink { fd: a, own_port: a_port, dst_port: b_port, seq: 0, abort };
-    Ok((Box::new(host), Handoff::local(text, vec![b])))
+    Ok(Ends { fd: a, own_port: a_port, dst_port: b_port, handoff: Handoff::local(text, vec![b]) })
+}
+
+pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let Ends { fd, own_port, dst_port, handoff } = ends()?;
+    Ok((Box::new(NetlinkLink { fd, own_port, dst_port, seq: 0, abort }), handoff))
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

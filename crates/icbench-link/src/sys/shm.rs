@@ -40,14 +40,14 @@ use memmap2::MmapMut;
 use crate::fdio::{fd_param, owned_fd};
 use crate::{Abort, Handoff, Link, LinkCaps, LinkError, LinkSpec};
 
-const LINE: usize = 128;
+pub(crate) const LINE: usize = 128;
 /// Bytes of one direction's control block: tail and the two sleep flags.
-const CTL: usize = 3 * LINE;
+pub(crate) const CTL: usize = 3 * LINE;
 /// Slot header: sequence word (u32) and message length (u32).
-const SLOT_HDR: usize = 8;
+pub(crate) const SLOT_HDR: usize = 8;
 /// Largest message, bytes.
-const SLOT_PAYLOAD: usize = 64 << 10;
-const DEFAULT_SLOTS: u32 = 8;
+pub(crate) const SLOT_PAYLOAD: usize = 64 << 10;
+pub(crate) const DEFAULT_SLOTS: u32 = 8;
 /// Whether messages are pushed toward the consumer unless the spec says:
 /// on x86_64, where CLDEMOTE exists; elsewhere there is no such hint for
 /// user space (Arm's DC CVAU cleans to the point of unification, which is
@@ -56,7 +56,7 @@ const DEFAULT_PUSH: &str = if cfg!(target_arch = "x86_64") { "demote" } else { "
 /// How long a futex wait sleeps before re-checking the abort flag.
 const FUTEX_SLICE: Duration = Duration::from_millis(50);
 /// Spin iterations between abort checks.
-const SPINS_PER_CHECK: u32 = 1 << 10;
+pub(crate) const SPINS_PER_CHECK: u32 = 1 << 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wait {
@@ -191,11 +191,11 @@ struct ShmLink {
 unsafe impl Send for ShmLink {}
 
 /// Bytes from one slot to the next: header and payload, rounded up to LINE.
-const fn stride() -> usize {
+pub(crate) const fn stride() -> usize {
     (SLOT_HDR + SLOT_PAYLOAD).div_ceil(LINE) * LINE
 }
 
-fn segment_len(slots: u32) -> usize {
+pub(crate) fn segment_len(slots: u32) -> usize {
     2 * CTL + 2 * slots as usize * stride()
 }
 
@@ -459,13 +459,20 @@ pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Hand
         ));
     }
     let o = Options { slots, wait, zero_copy, push };
+    let fd = segment(slots)?;
+    let host = ShmLink::new(&fd, o, true, abort)?;
+    let text = format!("shm:fd={},{}", fd.as_raw_fd(), o.handoff());
+    Ok((Box::new(host), Handoff::local(text, vec![fd])))
+}
+
+/// A shared segment for `slots` slots a direction, sized as the link lays it
+/// out; the link and its bare loop (`reference`) both make it here.
+pub(crate) fn segment(slots: u32) -> Result<OwnedFd, LinkError> {
     let fd = rustix::fs::memfd_create("icbench-shm", rustix::fs::MemfdFlags::CLOEXEC)
         .map_err(|e| LinkError::Setup(format!("memfd_create: {e}")))?;
     rustix::fs::ftruncate(&fd, segment_len(slots) as u64)
         .map_err(|e| LinkError::Setup(format!("ftruncate shared ring: {e}")))?;
-    let host = ShmLink::new(&fd, o, true, abort)?;
-    let text = format!("shm:fd={},{}", fd.as_raw_fd(), o.handoff());
-    Ok((Box::new(host), Handoff::local(text, vec![fd])))
+    Ok(fd)
 }
 
 pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

@@ -206,11 +206,34 @@ fn setup(op: &'static str) -> impl Fn(Errno) -> LinkError {
     move |e| LinkError::Setup(format!("{op} failed: {e}"))
 }
 
-pub(crate) fn open_pipe(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
-    use rustix::pipe::{PipeFlags, pipe_with};
-    let (down_r, down_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
-    let (up_r, up_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
-    Ok((host(up_r, Some(down_w), false, stream_caps(), abort), handoff("pipe", down_r, Some(up_w))))
+/// The descriptors a link of this kind is made of: the host's end (and its
+/// write end, for pipes) and the peer's handoff. The links and the bare
+/// loops they are compared with (`reference`) both make them here, so the
+/// two are made alike.
+pub(crate) struct Ends {
+    pub(crate) rx: OwnedFd,
+    pub(crate) tx: Option<OwnedFd>,
+    pub(crate) handoff: Handoff,
+}
+
+/// [`Ends`] of `pipe`, `unix`, `seqpacket`, `tcp` or `pty`.
+pub(crate) fn ends(kind: &str) -> Result<Ends, LinkError> {
+    match kind {
+        "pipe" => {
+            use rustix::pipe::{PipeFlags, pipe_with};
+            let (down_r, down_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
+            let (up_r, up_w) = pipe_with(PipeFlags::CLOEXEC).map_err(setup("pipe"))?;
+            Ok(Ends { rx: up_r, tx: Some(down_w), handoff: handoff("pipe", down_r, Some(up_w)) })
+        }
+        "unix" | "seqpacket" => {
+            let t = if kind == "unix" { SocketType::STREAM } else { SocketType::SEQPACKET };
+            let (a, b) = socketpair(t)?;
+            Ok(Ends { rx: a, tx: None, handoff: handoff(kind, b, None) })
+        }
+        "tcp" => tcp_ends(),
+        "pty" => pty_ends(),
+        _ => Err(LinkError::Setup(format!("no descriptor pair for link kind '{kind}'"))),
+    }
 }
 
 fn socketpair(kind: SocketType) -> Result<(OwnedFd, OwnedFd), LinkError> {
@@ -218,21 +241,7 @@ fn socketpair(kind: SocketType) -> Result<(OwnedFd, OwnedFd), LinkError> {
         .map_err(setup("socketpair"))
 }
 
-pub(crate) fn open_unix(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
-    let (a, b) = socketpair(SocketType::STREAM)?;
-    Ok((host(a, None, false, stream_caps(), abort), handoff("unix", b, None)))
-}
-
-fn seqpacket_caps() -> LinkCaps {
-    LinkCaps { max_msg_bytes: SEQPACKET_MAX, message_boundaries: true, ..stream_caps() }
-}
-
-pub(crate) fn open_seqpacket(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
-    let (a, b) = socketpair(SocketType::SEQPACKET)?;
-    Ok((host(a, None, true, seqpacket_caps(), abort), handoff("seqpacket", b, None)))
-}
-
-pub(crate) fn open_tcp(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+fn tcp_ends() -> Result<Ends, LinkError> {
     use std::net::{Ipv4Addr, TcpListener, TcpStream};
     let io = |op: &'static str| move |e: std::io::Error| LinkError::Setup(format!("{op}: {e}"));
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(io("tcp bind"))?;
@@ -242,10 +251,10 @@ pub(crate) fn open_tcp(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkErr
     for s in [&a, &b] {
         s.set_nodelay(true).map_err(io("TCP_NODELAY"))?;
     }
-    Ok((host(a.into(), None, false, stream_caps(), abort), handoff("tcp", b.into(), None)))
+    Ok(Ends { rx: a.into(), tx: None, handoff: handoff("tcp", b.into(), None) })
 }
 
-pub(crate) fn open_pty(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+fn pty_ends() -> Result<Ends, LinkError> {
     use rustix::fs::{Mode, OFlags};
     use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
@@ -267,7 +276,19 @@ pub(crate) fn open_pty(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkErr
         .map_err(setup("tcsetattr"))?;
     let mut h = handoff("pty", slave, None);
     h.peer_path = Some(name.to_string_lossy().into_owned());
-    Ok((host(master, None, false, stream_caps(), abort), h))
+    Ok(Ends { rx: master, tx: None, handoff: h })
+}
+
+fn seqpacket_caps() -> LinkCaps {
+    LinkCaps { max_msg_bytes: SEQPACKET_MAX, message_boundaries: true, ..stream_caps() }
+}
+
+/// Opens a link of one of the kinds of [`ends`].
+pub(crate) fn open(kind: &str, abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let Ends { rx, tx, handoff } = ends(kind)?;
+    let packets = kind == "seqpacket";
+    let caps = if packets { seqpacket_caps() } else { stream_caps() };
+    Ok((host(rx, tx, packets, caps, abort), handoff))
 }
 
 pub(crate) fn attach(kind: &str, text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkError> {

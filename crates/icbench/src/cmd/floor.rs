@@ -63,7 +63,7 @@ pub(crate) fn measure(cfg: &EngineConfig) -> Result<(Option<Floor>, Vec<String>)
         return Ok((None, Vec::new()));
     };
     let mut notes = Vec::new();
-    for m in Mechanism::ALL {
+    for m in Mechanism::FLOOR {
         let got = match compare_with_bare(cfg, m, &BarePlan::default()) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -75,6 +75,7 @@ pub(crate) fn measure(cfg: &EngineConfig) -> Result<(Option<Floor>, Vec<String>)
         match m {
             Mechanism::Pipe => (f.syscall_pipe, f.syscall_pipe_rtt_ns) = (got, bare),
             Mechanism::Unix => (f.syscall_unix, f.syscall_unix_rtt_ns) = (got, bare),
+            _ => unreachable!("the floor compares pipe and unix"),
         }
     }
     Ok((Some(f), notes))
@@ -96,20 +97,48 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
     for n in &notes {
         eprintln!("icbench: {n}");
     }
+    let others = if a.bare { bare_others(&cfg) } else { Vec::new() };
     if a.json {
-        let doc = serde_json::json!({
+        let bare: Vec<serde_json::Value> = others
+            .iter()
+            .map(|(m, got)| match got {
+                Ok(c) => serde_json::json!({ "link": m.link_spec(), "comparison": c }),
+                Err(e) => serde_json::json!({ "link": m.link_spec(), "error": e }),
+            })
+            .collect();
+        let mut doc = serde_json::json!({
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,
             "host_cpu": host, "peer_cpu": peer, "floor": f,
         });
+        if a.bare {
+            doc["bare"] = serde_json::Value::Array(bare);
+        }
         writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        writeln!(std::io::stdout(), "{}", text(host, peer, &f))?;
+        let mut t = text(host, peer, &f);
+        for (m, got) in &others {
+            match got {
+                Ok(c) => comparison(m.kind(), c).iter().for_each(|l| t += &format!("\n{l}")),
+                Err(e) => t += &format!("\n{}", line(&format!("{} 64 B round trip", m.kind()), e)),
+            }
+        }
+        writeln!(std::io::stdout(), "{t}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every local link but pipe and unix (which the floor compares) against
+/// its bare loop, in the order of [`Mechanism::ALL`] (`--bare`).
+fn bare_others(cfg: &EngineConfig) -> Vec<(Mechanism, Result<BareComparison, String>)> {
+    Mechanism::ALL
+        .into_iter()
+        .filter(|m| !Mechanism::FLOOR.contains(m))
+        .map(|m| (m, compare_with_bare(cfg, m, &BarePlan::for_mechanism(m))))
+        .collect()
+}
+
 /// Where the values start, after the labels.
-const LABEL: usize = 27;
+const LABEL: usize = 30;
 
 /// `icbench floor`'s text: one line per figure, labels in one column.
 fn text(host: u32, peer: u32, f: &Floor) -> String {
