@@ -183,7 +183,7 @@ fn targets_table(h: &mut String, v: &RunView) {
         let _ = write!(
             h,
             "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(t.name),
+            esc(&t.name),
             esc(&ratio),
             esc(t.bound),
             esc(t.verdict.as_str())
@@ -192,7 +192,7 @@ fn targets_table(h: &mut String, v: &RunView) {
     h.push_str("</table>");
     for t in v.targets.iter().filter(|t| t.why.is_some()) {
         let why = t.why.as_deref().unwrap_or_default();
-        let _ = write!(h, "<p>{}: {}: {}</p>", esc(t.name), esc(t.verdict.as_str()), esc(why));
+        let _ = write!(h, "<p>{}: {}: {}</p>", esc(&t.name), esc(t.verdict.as_str()), esc(why));
     }
 }
 
