@@ -749,6 +749,7 @@ fn list_runs_counts_cells_by_status() {
     }
     store.insert_cell(a, &failed()).unwrap();
     store.finish_run(a, RunStatus::Finished, 1, None, &[]).unwrap();
+    store.set_verdict(a, "partly reproducible").unwrap();
 
     let empty = store.begin_run(&RunMeta { hostname: "other".into(), ..meta() }).unwrap();
 
@@ -778,6 +779,10 @@ fn list_runs_counts_cells_by_status() {
     assert_eq!(runs[0].started_unix_ns, meta().started_unix_ns);
     assert_eq!(runs[0].cpu_model, meta().cpu_model);
     assert_eq!(store.latest_run_id().unwrap(), Some(imp));
+    // Only the finished run was given a verdict; the others have none.
+    let verdicts: Vec<Option<&str>> = runs.iter().map(|r| r.verdict.as_deref()).collect();
+    assert_eq!(verdicts, vec![Some("partly reproducible"), None, None]);
+    assert!(store.set_verdict(RunId(999), "reproducible").is_err(), "no such run");
 }
 
 #[test]

@@ -94,6 +94,10 @@ fn a_cell_sharing_its_cpu_with_a_busy_thread_is_marked_disturbed() {
         (v["verdict"]["cells"].as_u64(), v["verdict"]["disturbed"].as_u64()),
         (Some(1), Some(1))
     );
+    // Stored with the run: `runs` lists it.
+    let runs = icbench().args(["runs", "--json", "--db"]).arg(&db).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();
+    assert_eq!(runs["runs"][0]["verdict"], "not fit for quoting", "{runs}");
     // A counter the kernel offers is a number; one it does not is absent,
     // never 0 (and /proc/stat's steal exists on every Linux here).
     assert!(d["host"]["steal_ns"].is_u64(), "{d}");

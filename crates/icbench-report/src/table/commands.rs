@@ -16,14 +16,19 @@ pub struct RunListRow {
     pub cells_na: u64,
     /// The run's floor moved past its bound between head and tail.
     pub unstable: bool,
+    /// The verdict the run printed on its figures; absent for runs stored
+    /// before schema 12, runs being measured, and imports.
+    pub verdict: Option<String>,
 }
 
 pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     if rows.is_empty() {
         return writeln!(out, "no runs stored yet: `icbench run` measures one");
     }
-    let mut t =
-        table(&["run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a"]);
+    let mut t = table(&[
+        "run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a",
+        "verdict",
+    ]);
     for r in rows {
         t.add_row(vec![
             r.id.to_string(),
@@ -35,9 +40,13 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
             r.cells_ok.to_string(),
             r.cells_failed.to_string(),
             r.cells_na.to_string(),
+            r.verdict.clone().unwrap_or_else(|| "–".to_string()),
         ]);
     }
     right_align(&mut t, 6);
+    if let Some(c) = t.column_mut(9) {
+        c.set_cell_alignment(CellAlignment::Left);
+    }
     writeln!(out, "{t}")
 }
 

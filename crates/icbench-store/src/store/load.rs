@@ -24,6 +24,9 @@ pub struct RunSummary {
     pub floor_cacheline_rtt_ns: Option<f64>,
     pub floor_memcpy_bytes_per_s: Option<f64>,
     pub floor_tail: Option<FloorTail>,
+    /// The verdict the run printed when it ended ([`Store::set_verdict`]);
+    /// `None` before schema 12, while measuring, and for imports.
+    pub verdict: Option<String>,
 }
 
 /// A run as stored: its metadata and its cells in the order they finished.
@@ -53,7 +56,8 @@ impl Store {
                         COALESCE(SUM(c.status = 'failed'), 0),
                         COALESCE(SUM(c.status = 'n/a'), 0),
                         r.floor_cacheline_rtt_ns, r.floor_memcpy_bytes_per_s,
-                        r.floor_tail_cacheline_rtt_ns, r.floor_tail_memcpy_bytes_per_s
+                        r.floor_tail_cacheline_rtt_ns, r.floor_tail_memcpy_bytes_per_s,
+                        r.verdict
                  FROM runs r LEFT JOIN cells c ON c.run_id = r.id
                  GROUP BY r.id
                  ORDER BY r.id",
@@ -86,6 +90,7 @@ impl Store {
                             }
                             _ => None,
                         },
+                        verdict: r.get(16)?,
                     },
                 ))
             })

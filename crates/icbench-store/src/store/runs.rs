@@ -89,6 +89,20 @@ impl Store {
         tx.commit().map_err(sql(path, "finishing a run"))
     }
 
+    /// Records the verdict a run printed on its own figures (issue #15):
+    /// `runs` lists it without rebuilding every run.
+    pub fn set_verdict(&mut self, run: RunId, verdict: &str) -> Result<(), StoreError> {
+        let path = self.path.as_str();
+        let n = self
+            .conn
+            .execute("UPDATE runs SET verdict = ?2 WHERE id = ?1", params![run.0, verdict])
+            .map_err(sql(path, "storing a run's verdict"))?;
+        if n == 0 {
+            return Err(self_no_such_run(path, run));
+        }
+        Ok(())
+    }
+
     /// Attaches a sanity warning to a run (importers: "3 replies were short").
     pub fn add_warning(&mut self, run: RunId, message: &str) -> Result<(), StoreError> {
         let path = self.path.as_str();

@@ -61,6 +61,7 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
             },
             // The floor moved past its bound between head and tail.
             unstable: unstable(&r),
+            verdict: r.verdict.clone(),
             source: r.source.to_string(),
             hostname: r.hostname,
             // An imported run's CPUs are not known (stored as 0 and 0).

@@ -504,6 +504,8 @@ fn finish(
     store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
     measured?;
     let stored = store.load_run(id)?;
+    let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
+    store.set_verdict(id, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
     let mut out = std::io::stdout().lock();
     if a.json_stream {
         let end = serde_json::json!({
@@ -511,7 +513,6 @@ fn finish(
         });
         writeln!(out, "{end}")?;
     } else {
-        let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
         if a.json {
             icbench_report::json::run(&view, &mut out)?;
         } else {
