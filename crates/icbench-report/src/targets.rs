@@ -255,16 +255,35 @@ fn decided(name: &'static str, bound: &'static str, side: Side, f: &Figure, base
 /// The spin ring's round trips against the two-line trip: 64 B ≤ 1.2×,
 /// and the worst of the sizes that fit one line with the slot header
 /// ≤ 1.1× (met only when every such size's interval is inside).
-fn shm_two_line_targets(two_line: f64, pingpong: &[PingPongRow]) -> Vec<Target> {
+fn shm_two_line_targets(
+    two_line: f64,
+    slot64: Option<f64>,
+    pingpong: &[PingPongRow],
+) -> Vec<Target> {
     let mut out = Vec::new();
     if let Some(f) = shm_figure(pingpong, 64) {
-        out.push(decided(
+        let mut t = decided(
             "shm (spin) 64 B round trip ÷ two-line round trip",
             "≤ 1.2",
             Side::AtMost(1.2),
             &f,
             two_line,
-        ));
+        );
+        // The floor's own 64 B slot, answered in place, is what any ring of
+        // this layout costs at least: past the bound, no ring meets it here
+        // (issue #15: "the run says why with the measurements").
+        if let Some(slot) = slot64.filter(|s| s / two_line > 1.2)
+            && t.verdict == Verdict::NotMet
+        {
+            t.verdict = Verdict::OutOfReach;
+            t.why = Some(format!(
+                "the floor's own 64 B slot round trip ({}) is already {:.2}× the two-line trip ({})",
+                crate::format::ns(slot),
+                slot / two_line,
+                crate::format::ns(two_line)
+            ));
+        }
+        out.push(t);
     }
     let one_line: Vec<Target> = (0..=LINE - SLOT_HEADER)
         .filter_map(|size| Some((size, shm_figure(pingpong, size)?)))
@@ -314,7 +333,7 @@ pub(crate) fn targets(
     let Some(floor) = meta.floor else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(two_line) = floor.two_line_rtt_ns {
-        out.extend(shm_two_line_targets(two_line, pingpong));
+        out.extend(shm_two_line_targets(two_line, floor.slot64_rtt_ns, pingpong));
     }
     let shm_stream = stream.iter().find(|r| {
         r.protocol.is_none()
@@ -516,7 +535,7 @@ mod tests {
     fn the_two_line_targets_are_decided_on_the_replicate_interval() {
         let two = 200.0;
         let at64 = |lo, hi| {
-            let t = shm_two_line_targets(two, &[shm_row(64, 230, Some((lo, hi, false)))]);
+            let t = shm_two_line_targets(two, None, &[shm_row(64, 230, Some((lo, hi, false)))]);
             assert_eq!(t.len(), 1);
             assert_eq!(t[0].name, "shm (spin) 64 B round trip ÷ two-line round trip");
             assert!((t[0].ratio - 1.15).abs() < 1e-12);
@@ -525,14 +544,24 @@ mod tests {
         assert_eq!(at64(220.0, 238.0), Verdict::Met, "1.10 … 1.19 ≤ 1.2");
         assert_eq!(at64(220.0, 250.0), Verdict::NotShown, "1.10 … 1.25 crosses 1.2");
         // Wholly past the bound: not met.
-        let t = shm_two_line_targets(two, &[shm_row(64, 260, Some((250.0, 270.0, false)))]);
+        let past = [shm_row(64, 260, Some((250.0, 270.0, false)))];
+        let t = shm_two_line_targets(two, None, &past);
         assert_eq!(t[0].verdict, Verdict::NotMet);
+        assert_eq!(t[0].why, None);
+        // ... and out of reach when the floor's own slot is past the bound
+        // too (250 ns = 1.25× the two-line trip), with the measurements.
+        let t = shm_two_line_targets(two, Some(250.0), &past);
+        assert_eq!(t[0].verdict, Verdict::OutOfReach);
+        let why = t[0].why.as_deref().unwrap();
+        assert!(why.contains("250 ns") && why.contains("1.25×") && why.contains("200 ns"), "{why}");
+        // A slot within the bound changes nothing.
+        assert_eq!(shm_two_line_targets(two, Some(230.0), &past)[0].verdict, Verdict::NotMet);
         // One block or a marked cell: nothing to decide on, and why.
         for (row, why) in [
             (shm_row(64, 230, None), "one block"),
             (shm_row(64, 230, Some((220.0, 238.0, true))), "blocks disagree"),
         ] {
-            let t = shm_two_line_targets(two, &[row]);
+            let t = shm_two_line_targets(two, None, &[row]);
             assert_eq!(t[0].verdict, Verdict::NotShown);
             assert!(t[0].why.as_deref().unwrap().contains(why), "{:?}", t[0].why);
             assert_eq!((t[0].ratio_ci95_lo, t[0].ratio_ci95_hi), (None, None));
@@ -549,7 +578,7 @@ mod tests {
             shm_row(32, 210, Some((205.0, 215.0, false))),
             shm_row(64, 230, Some((225.0, 235.0, false))),
         ];
-        let t = shm_two_line_targets(two, &rows);
+        let t = shm_two_line_targets(two, None, &rows);
         assert_eq!(t.len(), 2);
         assert!(t[1].name.starts_with("shm (spin) one-line round trips (≤ 56 B)"), "{}", t[1].name);
         assert_eq!(t[1].verdict, Verdict::Met);
@@ -557,12 +586,12 @@ mod tests {
         assert!(t[1].name.ends_with("worst size 32 B"), "the row names it: {}", t[1].name);
         let mut more = rows.to_vec();
         more.push(shm_row(56, 240, Some((235.0, 245.0, false))));
-        let t = shm_two_line_targets(two, &more);
+        let t = shm_two_line_targets(two, None, &more);
         assert_eq!((t[1].verdict, t[1].ratio), (Verdict::NotMet, 1.2));
         // A size measured in one block makes the whole row not shown.
         let mut one = rows.to_vec();
         one.push(shm_row(8, 202, None));
-        assert_eq!(shm_two_line_targets(two, &one)[1].verdict, Verdict::NotShown);
+        assert_eq!(shm_two_line_targets(two, None, &one)[1].verdict, Verdict::NotShown);
     }
 
     #[test]
