@@ -8,12 +8,8 @@ use rustix::net::{RecvFlags, SendFlags};
 
 use super::ring::Ring;
 use crate::fdio::{check, read_exact, write_all};
+use crate::sys::netlink;
 use crate::{Abort, LinkError};
-
-/// Size of `struct nlmsghdr` (netlink(7)).
-const NLMSG_HDRLEN: usize = 16;
-/// The message type the netlink link sends (above NLMSG_MIN_TYPE).
-const NLMSG_TYPE: u16 = 0x10;
 
 pub(super) enum Io {
     /// Byte streams: write, then read until the whole echo is in.
@@ -80,7 +76,7 @@ impl Io {
             },
             Io::Netlink { fd, own, dst, seq } => {
                 *seq = seq.wrapping_add(1);
-                netlink_send(fd, *own, *dst, *seq, msg, abort)
+                netlink::send(fd, *own, *dst, *seq, msg, abort)
             }
             Io::Ring(r) => r.send(msg, abort),
         }
@@ -124,7 +120,7 @@ impl Io {
                     e => return Err(LinkError::sys("mq_receive", e)),
                 }
             },
-            Io::Netlink { fd, .. } => netlink_recv(fd, &mut buf[..len], abort)?,
+            Io::Netlink { fd, .. } => netlink::recv(fd, &mut buf[..len], abort)?,
             Io::Ring(r) => r.recv(&mut buf[..len], abort)?,
         };
         match got {
@@ -153,73 +149,5 @@ impl Io {
 impl Drop for Io {
     fn drop(&mut self) {
         self.end();
-    }
-}
-
-/// One netlink message: the header, then the payload, in two iovecs.
-#[inline]
-fn netlink_send(
-    fd: &OwnedFd,
-    own: u32,
-    dst: u32,
-    seq: u32,
-    msg: &[u8],
-    abort: &Abort,
-) -> Result<(), LinkError> {
-    let mut hdr = [0u8; NLMSG_HDRLEN];
-    hdr[0..4].copy_from_slice(&((NLMSG_HDRLEN + msg.len()) as u32).to_ne_bytes());
-    hdr[4..6].copy_from_slice(&NLMSG_TYPE.to_ne_bytes());
-    hdr[8..12].copy_from_slice(&seq.to_ne_bytes());
-    hdr[12..16].copy_from_slice(&own.to_ne_bytes());
-    let mut iov = [
-        libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
-        libc::iovec { iov_base: msg.as_ptr() as *mut _, iov_len: msg.len() },
-    ];
-    // SAFETY: sockaddr_nl and msghdr are plain old data; every pointer in
-    // them outlives the call.
-    let mut to: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
-    to.nl_family = libc::AF_NETLINK as u16;
-    to.nl_pid = dst;
-    let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-    mh.msg_name = (&mut to as *mut libc::sockaddr_nl).cast();
-    mh.msg_namelen = std::mem::size_of::<libc::sockaddr_nl>() as u32;
-    mh.msg_iov = iov.as_mut_ptr();
-    mh.msg_iovlen = 2;
-    loop {
-        // SAFETY: see above.
-        if unsafe { libc::sendmsg(fd.as_raw_fd(), &mh, 0) } >= 0 {
-            return Ok(());
-        }
-        match errno() {
-            Errno::INTR => check(abort)?,
-            // The other port is gone: so is the other end.
-            Errno::CONNREFUSED => return Err(LinkError::PeerClosed),
-            e => return Err(LinkError::sys("sendmsg", e)),
-        }
-    }
-}
-
-/// One netlink message into `buf`; returns its payload length.
-#[inline]
-fn netlink_recv(fd: &OwnedFd, buf: &mut [u8], abort: &Abort) -> Result<usize, LinkError> {
-    let mut hdr = [0u8; NLMSG_HDRLEN];
-    let mut iov = [
-        libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
-        libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() },
-    ];
-    // SAFETY: msghdr is plain old data; the iovecs outlive the call.
-    let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-    mh.msg_iov = iov.as_mut_ptr();
-    mh.msg_iovlen = 2;
-    loop {
-        // SAFETY: see above. MSG_TRUNC: the real datagram length.
-        let r = unsafe { libc::recvmsg(fd.as_raw_fd(), &mut mh, libc::MSG_TRUNC) };
-        if r >= 0 {
-            return Ok((r as usize).saturating_sub(NLMSG_HDRLEN));
-        }
-        match errno() {
-            Errno::INTR => check(abort)?,
-            e => return Err(LinkError::sys("recvmsg", e)),
-        }
     }
 }

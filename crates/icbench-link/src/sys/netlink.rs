@@ -55,72 +55,93 @@ impl Link for NetlinkLink {
             return Err(LinkError::TooLarge { size: msg.len(), max: NETLINK_MAX });
         }
         self.seq = self.seq.wrapping_add(1);
-        let mut hdr = [0u8; NLMSG_HDRLEN];
-        hdr[0..4].copy_from_slice(&((NLMSG_HDRLEN + msg.len()) as u32).to_ne_bytes());
-        hdr[4..6].copy_from_slice(&ICB_NLMSG_TYPE.to_ne_bytes());
-        hdr[8..12].copy_from_slice(&self.seq.to_ne_bytes());
-        hdr[12..16].copy_from_slice(&self.own_port.to_ne_bytes());
-        let mut iov = [
-            libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
-            libc::iovec { iov_base: msg.as_ptr() as *mut _, iov_len: msg.len() },
-        ];
-        let mut dst = sockaddr(self.dst_port);
-        // SAFETY: msghdr is plain old data; every pointer in it outlives the call.
-        let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-        mh.msg_name = (&mut dst as *mut libc::sockaddr_nl).cast();
-        mh.msg_namelen = std::mem::size_of::<libc::sockaddr_nl>() as u32;
-        mh.msg_iov = iov.as_mut_ptr();
-        mh.msg_iovlen = 2;
-        loop {
-            // SAFETY: see above.
-            let r = unsafe { libc::sendmsg(self.fd.as_raw_fd(), &mh, 0) };
-            if r >= 0 {
-                return Ok(());
-            }
-            match errno() {
-                Errno::INTR => check(&self.abort)?,
-                // The destination port no longer exists: the peer is gone.
-                Errno::CONNREFUSED => return Err(LinkError::PeerClosed),
-                e => return Err(LinkError::sys("sendmsg", e)),
-            }
-        }
+        send(&self.fd, self.own_port, self.dst_port, self.seq, msg, &self.abort)
     }
 
     #[inline]
     fn recv(&mut self, buf: &mut [u8], len: usize) -> Result<(), LinkError> {
-        let mut hdr = [0u8; NLMSG_HDRLEN];
-        let mut iov = [
-            libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
-            libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() },
-        ];
-        // SAFETY: msghdr is plain old data; the iovecs outlive the call.
-        let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-        mh.msg_iov = iov.as_mut_ptr();
-        mh.msg_iovlen = 2;
-        loop {
-            // MSG_TRUNC: return the real datagram length.
-            // SAFETY: see above.
-            let r = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut mh, libc::MSG_TRUNC) };
-            if r >= 0 {
-                let n = r as usize;
-                if n != NLMSG_HDRLEN + len {
-                    return Err(LinkError::Framing(format!(
-                        "received a netlink message of {} B payload, expected {len} B",
-                        n.saturating_sub(NLMSG_HDRLEN)
-                    )));
-                }
-                let nl_len = u32::from_ne_bytes(hdr[0..4].try_into().expect("4 bytes")) as usize;
-                if nl_len != n {
-                    return Err(LinkError::Framing(format!(
-                        "nlmsg_len {nl_len} does not match the {n} B received"
-                    )));
-                }
-                return Ok(());
+        let n = recv(&self.fd, buf, &self.abort)?;
+        if n != len {
+            return Err(LinkError::Framing(format!(
+                "received a netlink message of {n} B payload, expected {len} B"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Sends one message to port `dst`: a `struct nlmsghdr` and the payload,
+/// in two iovecs so the payload is not copied into a staging buffer. Used
+/// by the link and by its bare loop (`reference`).
+#[inline]
+pub(crate) fn send(
+    fd: &OwnedFd,
+    own: u32,
+    dst: u32,
+    seq: u32,
+    msg: &[u8],
+    abort: &Abort,
+) -> Result<(), LinkError> {
+    let mut hdr = [0u8; NLMSG_HDRLEN];
+    hdr[0..4].copy_from_slice(&((NLMSG_HDRLEN + msg.len()) as u32).to_ne_bytes());
+    hdr[4..6].copy_from_slice(&ICB_NLMSG_TYPE.to_ne_bytes());
+    hdr[8..12].copy_from_slice(&seq.to_ne_bytes());
+    hdr[12..16].copy_from_slice(&own.to_ne_bytes());
+    let mut iov = [
+        libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
+        libc::iovec { iov_base: msg.as_ptr() as *mut _, iov_len: msg.len() },
+    ];
+    let mut to = sockaddr(dst);
+    // SAFETY: msghdr is plain old data; every pointer in it outlives the call.
+    let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
+    mh.msg_name = (&mut to as *mut libc::sockaddr_nl).cast();
+    mh.msg_namelen = std::mem::size_of::<libc::sockaddr_nl>() as u32;
+    mh.msg_iov = iov.as_mut_ptr();
+    mh.msg_iovlen = 2;
+    loop {
+        // SAFETY: see above.
+        if unsafe { libc::sendmsg(fd.as_raw_fd(), &mh, 0) } >= 0 {
+            return Ok(());
+        }
+        match errno() {
+            Errno::INTR => check(abort)?,
+            // The destination port no longer exists: the peer is gone.
+            Errno::CONNREFUSED => return Err(LinkError::PeerClosed),
+            e => return Err(LinkError::sys("sendmsg", e)),
+        }
+    }
+}
+
+/// Receives one message into `buf` and returns its payload length (the
+/// real one, MSG_TRUNC: a longer message than `buf` is seen, not cut
+/// silently); checks the header's length against what arrived.
+#[inline]
+pub(crate) fn recv(fd: &OwnedFd, buf: &mut [u8], abort: &Abort) -> Result<usize, LinkError> {
+    let mut hdr = [0u8; NLMSG_HDRLEN];
+    let mut iov = [
+        libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: NLMSG_HDRLEN },
+        libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() },
+    ];
+    // SAFETY: msghdr is plain old data; the iovecs outlive the call.
+    let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
+    mh.msg_iov = iov.as_mut_ptr();
+    mh.msg_iovlen = 2;
+    loop {
+        // SAFETY: see above.
+        let r = unsafe { libc::recvmsg(fd.as_raw_fd(), &mut mh, libc::MSG_TRUNC) };
+        if r >= 0 {
+            let n = r as usize;
+            let nl_len = u32::from_ne_bytes(hdr[0..4].try_into().expect("4 bytes")) as usize;
+            if n >= NLMSG_HDRLEN && nl_len != n {
+                return Err(LinkError::Framing(format!(
+                    "nlmsg_len {nl_len} does not match the {n} B received"
+                )));
             }
-            match errno() {
-                Errno::INTR => check(&self.abort)?,
-                e => return Err(LinkError::sys("recvmsg", e)),
-            }
+            return Ok(n.saturating_sub(NLMSG_HDRLEN));
+        }
+        match errno() {
+            Errno::INTR => check(abort)?,
+            e => return Err(LinkError::sys("recvmsg", e)),
         }
     }
 }
