@@ -18,6 +18,7 @@ pub mod checksum;
 pub mod dimtass;
 pub mod frag;
 pub mod frame;
+pub mod onchip;
 pub mod parser;
 pub mod raw;
 

@@ -55,6 +55,12 @@ pub enum FrameType {
     Time,
     /// Responder reports a problem with a frame.
     Error,
+    /// On-chip: the chip's description, request / reply (`onchip::Chip`).
+    Chip,
+    /// On-chip: one cell for the initiator core to run (`onchip::RunCell`).
+    Run,
+    /// On-chip: a cell's outcome (`onchip::RunResult`).
+    Result,
     /// A type this version does not know.
     Unknown(u8),
 }
@@ -72,6 +78,9 @@ impl FrameType {
             7 => FrameType::Stats,
             8 => FrameType::Time,
             9 => FrameType::Error,
+            10 => FrameType::Chip,
+            11 => FrameType::Run,
+            12 => FrameType::Result,
             other => FrameType::Unknown(other),
         }
     }
@@ -88,6 +97,9 @@ impl FrameType {
             FrameType::Stats => 7,
             FrameType::Time => 8,
             FrameType::Error => 9,
+            FrameType::Chip => 10,
+            FrameType::Run => 11,
+            FrameType::Result => 12,
             FrameType::Unknown(v) => v,
         }
     }
@@ -648,6 +660,9 @@ impl fmt::Display for FrameType {
                 FrameType::Stats => "stats",
                 FrameType::Time => "time",
                 FrameType::Error => "error",
+                FrameType::Chip => "chip",
+                FrameType::Run => "run",
+                FrameType::Result => "result",
                 FrameType::Unknown(_) => unreachable!(),
             }),
         }
