@@ -11,12 +11,14 @@
 //!
 //! Formats (shared/references 000, 001, 003, 004 and research notes):
 //! [`seed`] (dimtass tty and netlink client logs, and the posts' tables),
-//! [`xmitp`] (ADI rpmsg-xmit-p output), [`ti`] (TI rpmsg_char_benchmark
+//! [`xmitp`] (ADI rpmsg-xmit-p output), [`rst`] (ADI's benchmark tables as
+//! published, reStructuredText), [`ti`] (TI rpmsg_char_benchmark
 //! `histogram.txt`), [`cyclictest`] (`--json` and histogram text), [`plain`]
 //! (CSV).
 
 pub mod cyclictest;
 pub mod plain;
+pub mod rst;
 pub mod seed;
 pub mod ti;
 pub mod xmitp;
@@ -32,6 +34,7 @@ pub enum Format {
     SeedNetlink,
     SeedTable,
     XmitP,
+    AdiTable,
     TiHistogram,
     CyclictestJson,
     CyclictestHist,
@@ -39,11 +42,12 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::SeedTty,
         Format::SeedNetlink,
         Format::SeedTable,
         Format::XmitP,
+        Format::AdiTable,
         Format::TiHistogram,
         Format::CyclictestJson,
         Format::CyclictestHist,
@@ -57,6 +61,7 @@ impl Format {
             Format::SeedNetlink => "seed-netlink",
             Format::SeedTable => "seed-table",
             Format::XmitP => "xmit-p",
+            Format::AdiTable => "adi-table",
             Format::TiHistogram => "ti-histogram",
             Format::CyclictestJson => "cyclictest-json",
             Format::CyclictestHist => "cyclictest-hist",
@@ -110,6 +115,7 @@ pub fn parse(format: Format, text: &str, opts: &Options) -> Result<Imported, Imp
         Format::SeedNetlink => seed::parse_log(text, opts, seed::Client::Netlink),
         Format::SeedTable => seed::parse_table(text, opts),
         Format::XmitP => xmitp::parse(text, opts),
+        Format::AdiTable => rst::parse(text, opts),
         Format::TiHistogram => ti::parse(text, opts),
         Format::CyclictestJson => cyclictest::parse_json(text, opts),
         Format::CyclictestHist => cyclictest::parse_hist(text, opts),

@@ -26,18 +26,19 @@ pub const OUTLIER_FACTOR: f64 = 100.0;
 /// can hold for its one-second window. Implausible rates below it (ADI's
 /// published 25 TB/s) are imported as published and flagged by the rate
 /// sanity warnings, not refused.
-const MAX_RATE: f64 = 1e18;
+pub(crate) const MAX_RATE: f64 = 1e18;
 
 /// (link, pattern, size_bytes, blocks) of a sample row.
 type SampleKey = (String, Pattern, u64, Option<u32>);
 
-struct RateRow {
-    line: usize,
-    link: String,
-    size: u64,
-    channels: u32,
-    rate: f64,
-    transfer: Option<u64>,
+/// One published rate: a row of a CSV or of a table (`rst.rs`).
+pub(crate) struct RateRow {
+    pub(crate) line: usize,
+    pub(crate) link: String,
+    pub(crate) size: u64,
+    pub(crate) channels: u32,
+    pub(crate) rate: f64,
+    pub(crate) transfer: Option<u64>,
 }
 
 pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
@@ -105,31 +106,16 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             }
             let transfer =
                 get(col("transfer_bytes")).map(|c| num(c, line, "transfer_bytes")).transpose()?;
+            let row = RateRow { line, link, size, channels, rate, transfer };
             if let Some(avg) = get(col("avg_ch_bytes_per_s")) {
-                let avg: f64 = num(avg, line, "avg_ch_bytes_per_s")?;
-                let expect = avg * f64::from(channels);
-                if (rate - expect).abs() > 0.05 * rate.max(expect) {
-                    imp.warnings.push(format!(
-                        "line {line}: {link} {size} B × {channels} channels: the total {rate:.0} B/s \
-                         is not channels × the per-channel average ({channels} × {avg:.0} = \
-                         {expect:.0} B/s): the total adds rates measured over different time \
-                         windows, or one of them is broken"
-                    ));
-                }
+                check_average(&row, num(avg, line, "avg_ch_bytes_per_s")?, &mut imp.warnings);
             }
-            rates.push(RateRow { line, link, size, channels, rate, transfer });
+            rates.push(row);
         }
     }
     for ((link, pattern, size, blocks), v) in samples {
         let per = size * u64::from(blocks.unwrap_or(1));
         imp.cells.push(sample_cell(&link, pattern, size, &v, per, blocks));
-    }
-    flag_rate_outliers(&rates, &mut imp.warnings);
-    for r in &rates {
-        // Bytes moved: per channel × channels, or one second's worth.
-        let bytes = r.transfer.map_or(r.rate.round() as u64, |t| t * u64::from(r.channels));
-        let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0) as u64;
-        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed, r.channels));
     }
     if !rates.is_empty() {
         imp.notes.push(
@@ -138,7 +124,34 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 .to_string(),
         );
     }
+    rate_cells(&rates, &mut imp);
     Ok(imp)
+}
+
+/// Flags a total that is not channels × the per-channel average printed
+/// beside it (rates over different windows added up, as in ADI's tables).
+pub(crate) fn check_average(r: &RateRow, avg: f64, warnings: &mut Vec<String>) {
+    let (line, link, size, channels, rate) = (r.line, &r.link, r.size, r.channels, r.rate);
+    let expect = avg * f64::from(channels);
+    if (rate - expect).abs() > 0.05 * rate.max(expect) {
+        warnings.push(format!(
+            "line {line}: {link} {size} B × {channels} channels: the total {rate:.0} B/s \
+             is not channels × the per-channel average ({channels} × {avg:.0} = \
+             {expect:.0} B/s): the total adds rates measured over different time \
+             windows, or one of them is broken"
+        ));
+    }
+}
+
+/// One cell per published rate, after flagging the implausible ones.
+pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) {
+    flag_rate_outliers(rates, &mut imp.warnings);
+    for r in rates {
+        // Bytes moved: per channel × channels, or one second's worth.
+        let bytes = r.transfer.map_or(r.rate.round() as u64, |t| t * u64::from(r.channels));
+        let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0) as u64;
+        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed, r.channels));
+    }
 }
 
 fn flag_rate_outliers(rows: &[RateRow], warnings: &mut Vec<String>) {

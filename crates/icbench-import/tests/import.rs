@@ -124,6 +124,45 @@ fn xmit_p_32_channels_flags_the_impossible_thread_and_the_summed_total() {
     assert!(has_warning(&imp, "without zero padding"), "{:?}", imp.warnings);
 }
 
+/// Issue #17 item 5: ADI's page imports as published — three tables, the
+/// empty PACKET SIZE cells filled from above, the same warnings as the CSV.
+#[test]
+fn adis_benchmark_page_imports_as_published() {
+    let imp = import("adi-rpmsg-benchmarks.rst", Format::AdiTable, &Options::default());
+    let per = |n: u32| imp.cells.iter().filter(|c| rate_channels(c) == n).count();
+    assert_eq!((per(1), per(8), per(32)), (30, 27, 23));
+    // Repeated sizes were filled in: 1 channel has 5 rows of each size.
+    let ones = imp.cells.iter().filter(|c| rate_channels(c) == 1 && c.key.size_bytes == 1);
+    assert_eq!(ones.count(), 5);
+    let w: Vec<&String> = imp.warnings.iter().filter(|w| w.contains("25052788426826")).collect();
+    assert!(w.iter().any(|w| w.contains("not channels × the per-channel average")), "{w:?}");
+    assert!(w.iter().any(|w| w.contains("median of the other rows")), "{w:?}");
+    // The 32-channel cells are the ones the hand-made CSV of that table gives.
+    let csv = import("adi-32ch-table.csv", Format::Csv, &Options::default());
+    let figures = |cells: &[icbench_model::CellResult]| {
+        let mut v: Vec<(u64, u64, u64)> = cells
+            .iter()
+            .filter(|c| rate_channels(c) == 32)
+            .map(|c| match &c.outcome {
+                icbench_model::CellOutcome::Measured(d) => {
+                    (c.key.size_bytes, d.bytes, d.elapsed_ns)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(figures(&imp.cells), figures(&csv.cells));
+}
+
+fn rate_channels(c: &icbench_model::CellResult) -> u32 {
+    match &c.outcome {
+        icbench_model::CellOutcome::Measured(d) => d.channels.unwrap_or(1),
+        _ => 0,
+    }
+}
+
 #[test]
 fn the_adi_32_channel_table_flags_25052788426826() {
     let imp = import("adi-32ch-table.csv", Format::Csv, &Options::default());

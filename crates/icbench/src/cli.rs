@@ -69,7 +69,7 @@ pub enum Command {
     Effects(EffectsArgs),
     /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
     Export(ExportArgs),
-    /// Store another tool's results as a run (seed logs, xmit-p, TI, cyclictest, CSV).
+    /// Store another tool's results as a run (seed logs, xmit-p, ADI's tables, TI, cyclictest, CSV).
     Import(ImportArgs),
     /// Write a self-contained HTML report (SVG figures, no network) of runs.
     Report(ReportArgs),
@@ -194,8 +194,9 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// The file to import.
     pub file: PathBuf,
-    /// Its format: seed-tty, seed-netlink, seed-table, xmit-p, ti-histogram,
-    /// cyclictest-json, cyclictest-hist or csv.
+    /// Its format: seed-tty, seed-netlink, seed-table, xmit-p, adi-table
+    /// (ADI's benchmark page as published), ti-histogram, cyclictest-json,
+    /// cyclictest-hist or csv.
     #[arg(long, short = 'f', value_name = "FORMAT")]
     pub format: String,
     /// File the cells under this link name (each format has a default).
