@@ -390,10 +390,12 @@ pub struct RunArgs {
     #[arg(long, short = 's', value_name = "SIZES")]
     pub sizes: Option<String>,
 
-    /// Bulk: blocks per transfer, a list (e.g. `1,2,4,8`). Without it and
-    /// without --sizes, bulk runs seed 000's matrix: 512×1, 512×2, 512×4,
-    /// 512×8, 1024×1, 1024×2, 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
-    #[arg(long, value_name = "N,N…")]
+    /// Bulk: blocks per transfer, a list of counts crossed with --sizes
+    /// (`1,2,4,8`) and/or the seeds' block × blocks pairs, each a cell
+    /// (`512×8,1K×4`; `x` for `×`). Without it and without --sizes, bulk
+    /// runs seed 000's matrix: 512×1, 512×2, 512×4, 512×8, 1024×1, 1024×2,
+    /// 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
+    #[arg(long, value_name = "N|SIZE×N,…")]
     pub blocks: Option<String>,
 
     /// The wire protocol spoken to the peer. Default: icbench's own local

@@ -290,6 +290,22 @@ fn fails(args: &[&str]) -> (i32, String) {
 fn bad_input_is_one_line_and_exit_code_2() {
     for (args, want) in [
         (
+            vec![
+                "run",
+                "-L",
+                "pty",
+                "--protocol",
+                "dimtass",
+                "--peer-cmd",
+                "true",
+                "-p",
+                "bulk",
+                "--blocks",
+                "512×0",
+            ],
+            "--blocks '512×0': write counts (1,2,4,8) or block size × blocks",
+        ),
+        (
             vec!["run", "-L", "carrier-pigeon"],
             "unknown link 'carrier-pigeon': use one of shm, pipe",
         ),

@@ -128,6 +128,35 @@ fn dimtass_runs_the_seed_matrices() {
     assert_eq!(sizes, [512, 1024, 2048, 4096, 8192, 16384, 32768]);
 }
 
+/// The seed's own notation, block × blocks (issue #17), and a transfer its
+/// 2-byte count cannot carry: not counted wrong, refused as n/a.
+#[test]
+fn dimtass_takes_block_by_blocks_and_refuses_what_its_count_cannot_hold() {
+    let Some(peer) = icb_peer() else { return };
+    let cmd = format!("{peer} --path {{path}} --protocol dimtass");
+    let v = run_json(&[
+        "-L",
+        "pty",
+        "--protocol",
+        "dimtass",
+        "--peer-cmd",
+        &cmd,
+        "-p",
+        "bulk",
+        "--blocks",
+        "512×8,1Kx2,32K×4",
+    ]);
+    let r = rows(&v, "bulk");
+    let cells: Vec<(u64, u64, &str)> = r
+        .iter()
+        .map(|r| {
+            let (b, n) = (r["block_bytes"].as_u64().unwrap(), r["blocks"].as_u64().unwrap());
+            (b, n, r["status"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(cells, [(512, 8, "ok"), (1024, 2, "ok"), (32768, 4, "n/a")], "{r:?}");
+}
+
 #[test]
 fn dimtass_against_an_icb_peer_fails_with_a_named_reason() {
     let Some(peer) = icb_peer() else { return };

@@ -124,19 +124,12 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
         }
     }
     let (oneway_dirs, stream_dirs) = directions(a, protocol, &patterns)?;
-    let blocks = match &a.blocks {
-        None => None,
+    let (blocks, block_pairs) = match &a.blocks {
+        None => (None, Vec::new()),
         Some(_) if !patterns.contains(&Pattern::Bulk) => {
             return Err(bad("--blocks: only the bulk pattern has blocks (add -p bulk)"));
         }
-        Some(b) => Some(
-            b.split(',')
-                .map(|v| v.trim().parse::<u32>().ok().filter(|&n| n > 0))
-                .collect::<Option<Vec<u32>>>()
-                .ok_or_else(|| {
-                    bad(format!("--blocks '{b}': write positive whole numbers, e.g. 1,2,4,8"))
-                })?,
-        ),
+        Some(b) => blocks_arg(b)?,
     };
     let sizes_of = |default: &str| {
         let s = a.sizes.as_deref().unwrap_or(default);
@@ -145,19 +138,26 @@ fn resolve_cells(a: &RunArgs, protocol: Option<Protocol>) -> Result<Vec<CellSpec
     let mut cells = Vec::new();
     for &p in &patterns {
         match p {
-            Pattern::Bulk if blocks.is_none() && a.sizes.is_none() => {
+            Pattern::Bulk if blocks.is_none() && block_pairs.is_empty() && a.sizes.is_none() => {
                 cells.extend(SEED_000_BULK.iter().map(|&(size_bytes, n)| CellSpec {
                     blocks: Some(n),
                     ..CellSpec::new(p, size_bytes)
                 }));
             }
             Pattern::Bulk => {
-                let bl = blocks.clone().unwrap_or_else(|| vec![1]);
-                for s in sizes_of("1-64K")? {
-                    cells.extend(
-                        bl.iter().map(|&n| CellSpec { blocks: Some(n), ..CellSpec::new(p, s) }),
-                    );
+                // Counts cross the sizes; `SIZE×N` pairs are cells of their own.
+                if blocks.is_some() || block_pairs.is_empty() || a.sizes.is_some() {
+                    let bl = blocks.clone().unwrap_or_else(|| vec![1]);
+                    for s in sizes_of("1-64K")? {
+                        cells.extend(
+                            bl.iter().map(|&n| CellSpec { blocks: Some(n), ..CellSpec::new(p, s) }),
+                        );
+                    }
                 }
+                cells.extend(block_pairs.iter().map(|&(size_bytes, n)| CellSpec {
+                    blocks: Some(n),
+                    ..CellSpec::new(p, size_bytes)
+                }));
             }
             // The smallest oneway message holds the clock stamp and the
             // sequence check (docs/method.md, "One-way latency").
@@ -436,4 +436,25 @@ fn parse_ci(s: &str) -> Result<f64> {
              above 0 and below 100 (e.g. --ci 2%)"
         ))),
     }
+}
+
+/// `--blocks`: counts (`1,2,4,8`, crossed with the sizes) and the seed's
+/// own `SIZE×N` pairs (`512×8`, also `512x8`: block size × blocks, a cell
+/// each, issue #17).
+fn blocks_arg(b: &str) -> Result<(Option<Vec<u32>>, Vec<(u64, u32)>), anyhow::Error> {
+    let refuse = || {
+        bad(format!("--blocks '{b}': write counts (1,2,4,8) or block size × blocks (512×8, 1K×4)"))
+    };
+    let (mut counts, mut pairs) = (Vec::new(), Vec::new());
+    for v in b.split(',').map(str::trim) {
+        let count = |n: &str| n.trim().parse::<u32>().ok().filter(|&n| n > 0);
+        match v.split_once(['×', 'x', 'X']) {
+            Some((size, n)) => {
+                let size = sizes::parse_one(size.trim()).ok().filter(|&s| s > 0);
+                pairs.push((size.ok_or_else(refuse)?, count(n).ok_or_else(refuse)?));
+            }
+            None => counts.push(count(v).ok_or_else(refuse)?),
+        }
+    }
+    Ok(((!counts.is_empty()).then_some(counts), pairs))
 }
