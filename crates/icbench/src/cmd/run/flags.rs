@@ -441,7 +441,10 @@ fn parse_ci(s: &str) -> Result<f64> {
 /// `--blocks`: counts (`1,2,4,8`, crossed with the sizes) and the seed's
 /// own `SIZE×N` pairs (`512×8`, also `512x8`: block size × blocks, a cell
 /// each, issue #17).
-fn blocks_arg(b: &str) -> Result<(Option<Vec<u32>>, Vec<(u64, u32)>), anyhow::Error> {
+/// `--blocks` read: the counts, if any, and the (block size, blocks) pairs.
+type BlocksArg = (Option<Vec<u32>>, Vec<(u64, u32)>);
+
+fn blocks_arg(b: &str) -> Result<BlocksArg, anyhow::Error> {
     let refuse = || {
         bad(format!("--blocks '{b}': write counts (1,2,4,8) or block size × blocks (512×8, 1K×4)"))
     };
