@@ -219,6 +219,13 @@ pub struct RunMeta {
     pub fast_counter: Option<FastCounter>,
     /// Free-form notes the engine attaches (e.g. "SCHED_FIFO not permitted").
     pub notes: Vec<String>,
+    /// The user's name for the run (`run --label`): what `compare
+    /// --baseline` and `runs --label` find it by (issue #18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The user's own note on the run (`run --note`), shown with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_note: Option<String>,
 }
 
 /// The CPU's free-running counter (x86 TSC, arm64 CNTVCT_EL0), read

@@ -92,6 +92,12 @@ fn meta_table(h: &mut String, v: &RunView) {
     if let Some(p) = &v.provenance {
         rows.push(("provenance", p.clone()));
     }
+    if let Some(l) = &m.label {
+        rows.insert(0, ("label", l.clone()));
+    }
+    if let Some(n) = &m.user_note {
+        rows.insert(1.min(rows.len()), ("note", n.clone()));
+    }
     if !v.is_imported() {
         rows.push((
             "CPUs",

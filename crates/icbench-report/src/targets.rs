@@ -477,6 +477,8 @@ mod tests {
             floor_tail: None,
             fast_counter: None,
             notes: Vec::new(),
+            label: None,
+            user_note: None,
         };
         let memcpy = |rows: &[StreamRow]| {
             targets(&meta, &[], rows)

@@ -28,5 +28,7 @@ pub(crate) fn meta() -> RunMeta {
         floor_tail: None,
         fast_counter: None,
         notes: Vec::new(),
+        label: None,
+        user_note: None,
     }
 }

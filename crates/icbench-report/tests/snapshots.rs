@@ -35,6 +35,8 @@ fn meta() -> RunMeta {
         floor_tail: None,
         fast_counter: None,
         notes: vec!["imported for a snapshot".into()],
+        label: None,
+        user_note: None,
     }
 }
 

@@ -51,6 +51,9 @@ fn meta() -> RunMeta {
             drift_ppm: Some(-0.25),
         }),
         notes: vec!["SCHED_FIFO not permitted".into(), "ünïcode \"quoted\"".into()],
+        // Stored as given (issue #18): a note a file name or HTML could not carry.
+        label: Some("base-line".into()),
+        user_note: Some("before <the> \"change\"".into()),
     }
 }
 

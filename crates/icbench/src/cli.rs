@@ -57,7 +57,7 @@ pub enum Command {
     #[command(subcommand)]
     Plan(PlanCommand),
     /// List the runs in the results database.
-    Runs(DbArgs),
+    Runs(RunsArgs),
     /// Print a stored run again, from the database alone.
     Show(ShowArgs),
     /// Fit t(n) = a + b·n per link and pattern: fixed cost, bandwidth, n½.
@@ -125,6 +125,15 @@ pub struct DbArgs {
     /// Print JSON instead of tables (with a schema_version).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Only the runs with this label (`run --label`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]
@@ -230,8 +239,12 @@ pub struct ReportArgs {
 pub struct CompareArgs {
     /// Runs to compare (numbers or `latest`); the first is the baseline.
     /// With one run, give two or more --link to compare links within it.
-    #[arg(required = true, value_name = "RUN")]
+    #[arg(required_unless_present = "baseline", value_name = "RUN")]
     pub runs: Vec<String>,
+    /// Compare against the latest run labelled NAME (`run --label NAME`):
+    /// it becomes the baseline, before the runs given (default: `latest`).
+    #[arg(long, value_name = "NAME", conflicts_with = "links")]
+    pub baseline: Option<String>,
     /// With one run: a link to compare; the first is the baseline.
     #[arg(long = "link", short = 'L', value_name = "SPEC")]
     pub links: Vec<String>,
@@ -508,10 +521,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// A name for the run, stored with it: `compare --baseline NAME` and
+    /// `runs --label NAME` find it by this.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// A note of your own, stored and shown with the run.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+
     /// Continue an interrupted run (Ctrl-C, kill -9, power loss, an
     /// exhausted budget): measure its stored plan's remaining cells with its
     /// stored settings, into the same run. RUN is a number or `latest`.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout", "channels"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["label", "note", "plan", "links", "patterns", "sizes", "blocks", "dry_run", "protocol", "peer_cmd", "cpus", "peer", "fifo", "mlock", "cell_time", "window", "raw", "ci", "timeout", "channels"])]
     pub resume: Option<String>,
 
     /// Print one JSON object per finished cell on standard output as the

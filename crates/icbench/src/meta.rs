@@ -73,5 +73,7 @@ pub fn gather(
         floor_tail: None,
         fast_counter: Some(icbench_engine::counter::probe(p.host_cpu, p.peer_cpu)),
         notes: Vec::new(),
+        label: None,
+        user_note: None,
     }
 }

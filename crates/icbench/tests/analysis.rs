@@ -250,3 +250,53 @@ fn import_refuses_what_is_not_a_result_file() {
     }
     assert!(!db.exists(), "a refused import stored something");
 }
+
+/// Issue #18 item 4: a run's label and note are stored with it and shown;
+/// `runs --label` filters by it, `compare --baseline` finds the latest run
+/// with it; an unknown label is one line naming the labels there are.
+#[test]
+fn labels_name_runs_and_baselines_find_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.db");
+    let quick = ["-L", "pipe", "-p", "pingpong", "-s", "64", "--cell-time", "5ms"];
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--replicates", "1"];
+        args.extend(quick);
+        args.extend(extra);
+        common::run_json(&db, &args)["run_id"].as_i64().unwrap()
+    };
+    let old = run(&["--label", "base", "--note", "before <the> change"]);
+    let base = run(&["--label", "base"]);
+    let other = run(&["--label", "tuned"]);
+    let latest = run(&[]);
+
+    let listed = json(&db, &["runs", "--json", "--label", "base"]);
+    let ids: Vec<i64> =
+        listed["runs"].as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [old, base]);
+    assert_eq!(listed["runs"][0]["label"], "base");
+
+    // Stored as given, shown in the text header, the JSON and (escaped) the HTML.
+    let shown = ok(&db, &["show", &old.to_string()]);
+    assert!(shown.contains("label base · note: before <the> change"), "{shown}");
+    let v = json(&db, &["show", &old.to_string(), "--json"]);
+    assert_eq!(v["meta"]["user_note"], "before <the> change");
+    let html = dir.path().join("r.html");
+    ok(&db, &["report", &old.to_string(), "-o", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("before &lt;the&gt; change"), "the note is escaped");
+
+    // The baseline is the latest run labelled so, against the latest run
+    // or the runs given.
+    let sides = |c: &Value| -> Vec<i64> {
+        c["sides"].as_array().unwrap().iter().map(|s| s["run_id"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(sides(&json(&db, &["compare", "--baseline", "base", "--json"])), [base, latest]);
+    let c = json(&db, &["compare", "--baseline", "base", &other.to_string(), "--json"]);
+    assert_eq!(sides(&c), [base, other]);
+
+    for args in [vec!["runs", "--label", "nope"], vec!["compare", "--baseline", "nope"]] {
+        let e = fails(&db, &args);
+        assert!(e.contains("no run is labelled 'nope': the labels are base, tuned"), "{e}");
+    }
+}

@@ -19,6 +19,8 @@ pub struct RunListRow {
     /// The verdict the run printed on its figures; absent for runs stored
     /// before schema 12, runs being measured, and imports.
     pub verdict: Option<String>,
+    /// The user's label (`run --label`).
+    pub label: Option<String>,
 }
 
 pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
@@ -27,7 +29,7 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     }
     let mut t = table(&[
         "run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a",
-        "verdict",
+        "verdict", "label",
     ]);
     for r in rows {
         t.add_row(vec![
@@ -41,11 +43,14 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
             r.cells_failed.to_string(),
             r.cells_na.to_string(),
             r.verdict.clone().unwrap_or_else(|| "–".to_string()),
+            r.label.clone().unwrap_or_default(),
         ]);
     }
     right_align(&mut t, 6);
-    if let Some(c) = t.column_mut(9) {
-        c.set_cell_alignment(CellAlignment::Left);
+    for i in [9, 10] {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Left);
+        }
     }
     writeln!(out, "{t}")
 }

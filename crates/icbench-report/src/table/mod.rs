@@ -290,6 +290,11 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         m.kernel_release,
         m.governor.as_deref().map(|g| format!(" · governor {g}")).unwrap_or_default(),
     )?;
+    if m.label.is_some() || m.user_note.is_some() {
+        let label = m.label.as_deref().map(|l| format!("label {l}"));
+        let note = m.user_note.as_deref().map(|n| format!("note: {n}"));
+        writeln!(out, "{}", label.into_iter().chain(note).collect::<Vec<_>>().join(" · "))?;
+    }
     writeln!(out, "clock {}", clock_line(m))?;
     if let Some(fc) = &m.fast_counter {
         writeln!(out, "{}", fast_counter(fc))?;

@@ -27,6 +27,8 @@ pub struct RunSummary {
     /// The verdict the run printed when it ended ([`Store::set_verdict`]);
     /// `None` before schema 12, while measuring, and for imports.
     pub verdict: Option<String>,
+    /// The run's label (`run --label`), if given.
+    pub label: Option<String>,
 }
 
 /// A run as stored: its metadata and its cells in the order they finished.
@@ -57,7 +59,7 @@ impl Store {
                         COALESCE(SUM(c.status = 'n/a'), 0),
                         r.floor_cacheline_rtt_ns, r.floor_memcpy_bytes_per_s,
                         r.floor_tail_cacheline_rtt_ns, r.floor_tail_memcpy_bytes_per_s,
-                        r.verdict
+                        r.verdict, r.label
                  FROM runs r LEFT JOIN cells c ON c.run_id = r.id
                  GROUP BY r.id
                  ORDER BY r.id",
@@ -91,6 +93,7 @@ impl Store {
                             _ => None,
                         },
                         verdict: r.get(16)?,
+                        label: r.get(17)?,
                     },
                 ))
             })
@@ -124,7 +127,7 @@ impl Store {
                         floor_memcpy_block_bytes, notes_json,
                         floor_syscall_pipe_rtt_ns, floor_syscall_unix_rtt_ns, floor_two_line_rtt_ns,
                         floor_slot64_rtt_ns, floor_tail_cacheline_rtt_ns,
-                        floor_tail_memcpy_bytes_per_s, clock_granule_ns
+                        floor_tail_memcpy_bytes_per_s, clock_granule_ns, label, user_note
                  FROM runs WHERE id = ?1",
                 [run.0],
                 |r| {
@@ -165,6 +168,8 @@ impl Store {
                             _ => None,
                         },
                         notes_json: r.get(24)?,
+                        label: r.get(32)?,
+                        user_note: r.get(33)?,
                     })
                 },
             )
@@ -296,6 +301,8 @@ struct RunRow {
     floor_syscall_unix_rtt_ns: Option<f64>,
     floor_tail: Option<FloorTail>,
     notes_json: String,
+    label: Option<String>,
+    user_note: Option<String>,
 }
 
 impl RunRow {
@@ -362,6 +369,8 @@ impl RunRow {
             floor_tail: self.floor_tail,
             fast_counter: None,
             notes: parse_strings(path, format!("notes of run {id}"), &self.notes_json)?,
+            label: self.label,
+            user_note: self.user_note,
         };
         Ok((parse_source(path, id, &self.source)?, self.provenance, meta))
     }

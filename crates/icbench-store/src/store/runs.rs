@@ -243,9 +243,9 @@ fn write_run(
                     cpu_model, online_cpus, host_cpu, peer_cpu, peer_mode,
                     sched_policy, sched_priority, mlock, kernel_release, governor,
                     hostname, icbench_version, git_commit, command_line_json, clock,
-                    clock_overhead_ns, notes_json, clock_granule_ns
+                    clock_overhead_ns, notes_json, clock_granule_ns, label, user_note
                  ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+                           ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
         params![
             source.to_string(),
             provenance,
@@ -270,6 +270,8 @@ fn write_run(
             meta.clock_overhead_ns,
             strings_to_json(&meta.notes),
             meta.clock_granule_ns,
+            meta.label,
+            meta.user_note,
         ],
     )
     .map_err(sql(path, "recording a new run"))?;

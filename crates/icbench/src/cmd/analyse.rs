@@ -76,6 +76,14 @@ fn label(i: usize) -> String {
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     let store = open_existing(&a.db.db)?;
     let mut runs = Vec::new();
+    if let Some(name) = &a.baseline {
+        // The baseline first; without runs given, against the latest.
+        let id = crate::cmd::show::latest_labelled(&store, name)?;
+        runs.push(load_view(&store, &a.db.db, &id.0.to_string())?.0);
+        if a.runs.is_empty() {
+            runs.push(load_view(&store, &a.db.db, "latest")?.0);
+        }
+    }
     for r in &a.runs {
         runs.push(load_view(&store, &a.db.db, r)?.0);
     }

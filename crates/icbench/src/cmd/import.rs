@@ -107,6 +107,8 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         floor_tail: None,
         fast_counter: None,
         notes,
+        label: None,
+        user_note: None,
     };
     let mut store = open_store(&a.db.db)?;
     let source = RunSource::Imported(format.name().to_string());

@@ -8,7 +8,7 @@ use icbench_report::RunView;
 use icbench_report::table::RunListRow;
 use icbench_store::{RunId, Store, StoredRun};
 
-use crate::cli::{DbArgs, ShowArgs};
+use crate::cli::{RunsArgs, ShowArgs};
 use crate::error::bad;
 
 pub(crate) fn open_store(path: &std::path::Path) -> Result<Store> {
@@ -41,10 +41,19 @@ fn unstable(r: &icbench_store::RunSummary) -> bool {
     }
 }
 
-pub fn runs(a: &DbArgs) -> Result<ExitCode> {
+pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
+    let a = &r.db;
     // A database that is not there is refused as `show` refuses it (a
     // mistyped --db listed nothing with exit 0, issue #22); nothing is made.
-    let stored = open_existing(&a.db)?.list_runs()?;
+    let mut stored = open_existing(&a.db)?.list_runs()?;
+    if let Some(want) = &r.label {
+        let labels: std::collections::BTreeSet<&str> =
+            stored.iter().filter_map(|s| s.label.as_deref()).collect();
+        if !labels.contains(want.as_str()) {
+            return Err(bad(unknown_label(want, &labels)));
+        }
+        stored.retain(|s| s.label.as_deref() == Some(want.as_str()));
+    }
     let rows: Vec<RunListRow> = stored
         .into_iter()
         .map(|r| RunListRow {
@@ -62,6 +71,7 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
             // The floor moved past its bound between head and tail.
             unstable: unstable(&r),
             verdict: r.verdict.clone(),
+            label: r.label.clone(),
             source: r.source.to_string(),
             hostname: r.hostname,
             // An imported run's CPUs are not known (stored as 0 and 0).
@@ -86,6 +96,27 @@ pub fn runs(a: &DbArgs) -> Result<ExitCode> {
         icbench_report::table::runs(&rows, &mut out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The one-line refusal of a label no run has, naming the ones that exist.
+pub(crate) fn unknown_label(want: &str, labels: &std::collections::BTreeSet<&str>) -> String {
+    if labels.is_empty() {
+        format!("no run is labelled '{want}': no run has a label yet (`icbench run --label NAME`)")
+    } else {
+        let known: Vec<&str> = labels.iter().copied().collect();
+        format!("no run is labelled '{want}': the labels are {}", known.join(", "))
+    }
+}
+
+/// The latest run labelled `want`.
+pub(crate) fn latest_labelled(store: &Store, want: &str) -> Result<RunId> {
+    let runs = store.list_runs()?;
+    let labels = runs.iter().filter_map(|s| s.label.as_deref()).collect();
+    runs.iter()
+        .rev()
+        .find(|s| s.label.as_deref() == Some(want))
+        .map(|s| s.id)
+        .ok_or_else(|| bad(unknown_label(want, &labels)))
 }
 
 /// Resolves a run argument (`latest` or a number) to a run id.

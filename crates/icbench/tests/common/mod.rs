@@ -139,5 +139,7 @@ pub fn meta(online: &str) -> RunMeta {
         floor_tail: None,
         fast_counter: None,
         notes: vec![],
+        label: None,
+        user_note: None,
     }
 }

@@ -182,6 +182,8 @@ fn start(
         icbench_engine::clock::read_overhead_ns(10_000),
         settings.clock_granule_ns,
     );
+    meta.label = a.label.clone();
+    meta.user_note = a.note.clone();
     meta.notes.extend(notes);
     meta.notes.extend(unprivileged_note(rustix::process::geteuid().as_raw(), settings));
     // Named once here; in each cell such a counter is absent, never 0.
