@@ -180,6 +180,9 @@ pub enum ExportFormat {
     Json,
     /// Each latency histogram as HdrHistogram's percentile distribution (µs).
     Hgrm,
+    /// The run as `show` prints it, its tables in GitHub markdown, for
+    /// pasting into issues and reviews.
+    Md,
 }
 
 #[derive(Debug, Args)]
@@ -188,7 +191,8 @@ pub struct ExportArgs {
     #[arg(default_value = "latest")]
     pub run: String,
     /// What to write: csv (one line per cell, every statistic), json (as
-    /// `show --json`) or hgrm (each latency histogram's percentiles, µs).
+    /// `show --json`), hgrm (each latency histogram's percentiles, µs) or
+    /// md (as `show` prints it, tables in GitHub markdown).
     #[arg(long, short = 'f', value_enum)]
     pub format: ExportFormat,
     /// Write to this file instead of standard output.

@@ -84,6 +84,20 @@ fn imported_seed_logs_show_model_compare_export_and_report() {
     let csv = ok(&db, &["export", &tty.to_string(), "--format", "csv"]);
     assert_eq!(csv.lines().count(), 12);
     assert!(csv.lines().next().unwrap().contains("p99_9_ns"));
+    // Markdown (issue #18 item 5): the tables in GitHub's pipe syntax,
+    // each header one row over its delimiter, no box drawing left.
+    let md = ok(&db, &["export", &tty.to_string(), "--format", "md"]);
+    let lines: Vec<&str> = md.lines().collect();
+    let delims: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("|--")).collect();
+    assert!(!delims.is_empty(), "{md}");
+    for &i in &delims {
+        let cols = |l: &str| l.matches('|').count() - l.matches("\\|").count();
+        assert!(i >= 2 && lines[i - 2].is_empty(), "a blank line before the table:\n{md}");
+        assert_eq!(cols(lines[i - 1]), cols(lines[i]), "one header row:\n{md}");
+        assert!(lines[i + 1].starts_with('|'), "{md}");
+    }
+    assert!(!md.contains(['│', '┆', '═', '┌']), "{md}");
+    assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 1 + 11, "header and 11 cells");
     let hgrm = ok(&db, &["export", &tty.to_string(), "--format", "hgrm"]);
     assert_eq!(hgrm.matches("Value     Percentile TotalCount").count(), 11);
 

@@ -47,6 +47,39 @@ fn table(header: &[&str]) -> Table {
     t
 }
 
+/// How the run's tables are drawn: boxes for a terminal, or GitHub
+/// markdown for pasting into issues and reviews (`export --format md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Terminal,
+    Markdown,
+}
+
+impl Style {
+    fn show(self, t: Table) -> Table {
+        match self {
+            Style::Terminal => t,
+            Style::Markdown => {
+                // One line per row (a header on two lines would put its
+                // second line below the delimiter), pipes and tags escaped.
+                let clean = |c: &comfy_table::Cell| {
+                    c.content().replace('\n', " ").replace('|', "\\|").replace('<', "\\<")
+                };
+                let mut m = Table::new();
+                m.load_style(presets::ASCII_MARKDOWN)
+                    .set_content_arrangement(ContentArrangement::Disabled);
+                if let Some(h) = t.header() {
+                    m.set_header(h.cell_iter().map(clean).collect::<Vec<_>>());
+                }
+                for r in t.row_iter() {
+                    m.add_row(r.cell_iter().map(clean).collect::<Vec<_>>());
+                }
+                m
+            }
+        }
+    }
+}
+
 fn right_align(t: &mut Table, from: usize) {
     for i in from..t.column_count() {
         if let Some(c) = t.column_mut(i) {
@@ -351,10 +384,39 @@ fn floor_lines(f: &icbench_model::Floor, out: &mut dyn Write) -> std::io::Result
 
 /// The whole run: header, ping-pong table, stream table, targets.
 pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    run_styled(view, out, Style::Terminal)
+}
+
+/// The run as markdown: its tables in GitHub's pipe syntax, every other
+/// line ending in a hard break, a blank line around each table.
+pub fn markdown(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    run_styled(view, &mut buf, Style::Markdown)?;
+    let text = String::from_utf8_lossy(&buf);
+    let mut in_table = false;
+    for line in text.lines() {
+        let row = line.starts_with('|');
+        match (row, in_table) {
+            (true, false) => writeln!(out)?,
+            (false, true) => writeln!(out)?,
+            _ => {}
+        }
+        in_table = row;
+        if row || line.is_empty() {
+            writeln!(out, "{line}")?;
+        } else {
+            // Markdown would join these lines into one paragraph.
+            writeln!(out, "{}  ", line.replace('|', "\\|").replace('<', "\\<"))?;
+        }
+    }
+    Ok(())
+}
+
+fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result<()> {
     header(view, out)?;
     if !view.pingpong.is_empty() {
         writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
-        writeln!(out, "{}", pingpong_table(&view.pingpong))?;
+        writeln!(out, "{}", st.show(pingpong_table(&view.pingpong)))?;
         if !view.is_imported() && view.pingpong.iter().any(|r| r.rtt_ns.is_some()) {
             ci_meaning(view.pingpong.iter().find_map(|r| r.replicates.as_ref()), out)?;
         }
@@ -365,23 +427,23 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             "\nstream: messages in flight up to the window, the receiver returns credits; \
              payload B/s in the row's direction"
         )?;
-        writeln!(out, "{}", stream_table(&view.stream))?;
+        writeln!(out, "{}", st.show(stream_table(&view.stream)))?;
     }
     let chans = channel_cells(view);
     if !chans.is_empty() {
         writeln!(out, "\n{CHANNELS_NOTE}")?;
-        writeln!(out, "{}", channels_table(&chans))?;
+        writeln!(out, "{}", st.show(channels_table(&chans)))?;
     }
     if !view.bulk.is_empty() {
         writeln!(
             out,
             "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
         )?;
-        writeln!(out, "{}", bulk_table(&view.bulk))?;
+        writeln!(out, "{}", st.show(bulk_table(&view.bulk)))?;
     }
     if !view.timer.is_empty() {
         writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
-        writeln!(out, "{}", timer_table(&view.timer))?;
+        writeln!(out, "{}", st.show(timer_table(&view.timer)))?;
     }
     if !view.oneway.is_empty() {
         writeln!(
@@ -389,9 +451,9 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             "\noneway: one-way latency, ns: receiver's clock read − sender's stamp on the common \
              clock, one message in flight, every byte checked"
         )?;
-        writeln!(out, "{}", oneway_table(&view.oneway))?;
+        writeln!(out, "{}", st.show(oneway_table(&view.oneway)))?;
     }
-    cpu_pairs(&view.cpu_pairs, out)?;
+    cpu_pairs(&view.cpu_pairs, out, st)?;
     disturbed_lines(view, out)?;
     let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
     if view.pingpong.iter().any(|r| dimtass(&r.protocol))
@@ -415,7 +477,7 @@ pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             ]);
         }
         right_align(&mut t, 1);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", st.show(t))?;
         for g in &view.targets {
             if let Some(why) = &g.why {
                 let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());

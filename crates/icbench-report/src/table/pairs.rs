@@ -28,7 +28,11 @@ pub fn pair_heading(m: &CpuPairMatrix) -> String {
 }
 
 /// One matrix table per CPU-pair group (a plan's `cpus = "all-pairs"`).
-pub(super) fn cpu_pairs(matrices: &[CpuPairMatrix], out: &mut dyn Write) -> std::io::Result<()> {
+pub(super) fn cpu_pairs(
+    matrices: &[CpuPairMatrix],
+    out: &mut dyn Write,
+    style: Style,
+) -> std::io::Result<()> {
     for m in matrices {
         writeln!(out, "\n{}", pair_heading(m))?;
         let mut header = vec!["host \\ peer".to_string()];
@@ -43,7 +47,7 @@ pub(super) fn cpu_pairs(matrices: &[CpuPairMatrix], out: &mut dyn Write) -> std:
             t.add_row(row);
         }
         right_align(&mut t, 1);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", style.show(t))?;
         let failed: u32 = m.matrix.iter().flatten().flatten().map(|p| p.not_measured).sum();
         if failed > 0 {
             writeln!(

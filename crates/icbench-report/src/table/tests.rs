@@ -32,7 +32,7 @@ fn a_cpu_pair_matrix_prints_rows_of_hosts_and_columns_of_peers() {
         ],
     };
     let mut out = Vec::new();
-    cpu_pairs(std::slice::from_ref(&m), &mut out).unwrap();
+    cpu_pairs(std::slice::from_ref(&m), &mut out, Style::Terminal).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains(

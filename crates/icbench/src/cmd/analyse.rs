@@ -148,6 +148,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
     match a.format {
         ExportFormat::Csv => icbench_report::export::csv(&view, &mut out)?,
         ExportFormat::Json => icbench_report::json::run(&view, &mut out)?,
+        ExportFormat::Md => icbench_report::table::markdown(&view, &mut out)?,
         ExportFormat::Hgrm => {
             let n = icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?;
             if n == 0 {
