@@ -417,6 +417,15 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
     if !view.pingpong.is_empty() {
         writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
         writeln!(out, "{}", st.show(pingpong_table(&view.pingpong)))?;
+        if view.pingpong.iter().any(|r| r.msgs_per_s.is_some()) {
+            // Issue #18: the rate disagreed with the p50 (1 B shm: p50 130 ns,
+            // 1.86 M/s) with nothing to say why.
+            writeln!(
+                out,
+                "round trips/s and payload B/s: over the whole cell, slow round trips \
+                 included (not 1 ÷ p50)"
+            )?;
+        }
         if !view.is_imported() && view.pingpong.iter().any(|r| r.rtt_ns.is_some()) {
             ci_meaning(view.pingpong.iter().find_map(|r| r.replicates.as_ref()), out)?;
         }
