@@ -27,3 +27,17 @@ CARGO_SRC_DIR = "crates/icbench"
 
 # rusqlite's bundled SQLite is C: the cargo class passes the target's
 # compiler to the cc crate, nothing more is needed.
+
+# The man page and completions, generated from the command line and kept
+# in the tree (contrib/man, contrib/completions; scripts/generate).
+do_install:append() {
+    install -d ${D}${mandir}/man1 ${D}${datadir}/bash-completion/completions \
+        ${D}${datadir}/zsh/site-functions ${D}${datadir}/fish/vendor_completions.d
+    install -m 0644 ${S}/contrib/man/icbench.1 ${D}${mandir}/man1/icbench.1
+    install -m 0644 ${S}/contrib/completions/icbench.bash \
+        ${D}${datadir}/bash-completion/completions/icbench
+    install -m 0644 ${S}/contrib/completions/_icbench ${D}${datadir}/zsh/site-functions/_icbench
+    install -m 0644 ${S}/contrib/completions/icbench.fish \
+        ${D}${datadir}/fish/vendor_completions.d/icbench.fish
+}
+FILES:${PN} += "${datadir}/bash-completion ${datadir}/zsh ${datadir}/fish"

@@ -93,9 +93,27 @@ pub enum Command {
     /// CPUs, RT throttling, SCHED_FIFO and mlock, SMT, PREEMPT_RT, rpmsg),
     /// and what to change.
     Doctor(DoctorArgs),
+    /// Print the man page or a shell's completions, from these very
+    /// definitions (the release tarball and the Yocto recipe install them).
+    Generate(GenerateArgs),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// man (roff, section 1), or completions for bash, zsh or fish.
+    #[arg(value_enum)]
+    pub what: Generated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generated {
+    Man,
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Debug, Subcommand)]

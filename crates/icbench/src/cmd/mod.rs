@@ -4,6 +4,7 @@ mod analyse;
 mod doctor;
 mod effects;
 mod floor;
+pub(crate) mod generate;
 mod import;
 mod links;
 mod peer;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
         Command::Doctor(a) => doctor::doctor(&a),
+        Command::Generate(a) => generate::generate(&a),
         Command::Peer(a) => peer::peer(&a),
     }
 }
