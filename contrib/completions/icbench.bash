@@ -46,6 +46,9 @@ _icbench() {
             icbench,links)
                 cmd="icbench__subcmd__links"
                 ;;
+            icbench,merge)
+                cmd="icbench__subcmd__merge"
+                ;;
             icbench,model)
                 cmd="icbench__subcmd__model"
                 ;;
@@ -105,6 +108,9 @@ _icbench() {
                 ;;
             icbench__subcmd__help,links)
                 cmd="icbench__subcmd__help__subcmd__links"
+                ;;
+            icbench__subcmd__help,merge)
+                cmd="icbench__subcmd__help__subcmd__merge"
                 ;;
             icbench__subcmd__help,model)
                 cmd="icbench__subcmd__help__subcmd__model"
@@ -233,7 +239,7 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor generate __peer help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,7 +503,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor generate __peer help"
+            opts="run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,6 +643,20 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help__subcmd__links)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__merge)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -955,6 +975,36 @@ _icbench() {
                 return 0
             fi
             case "${prev}" in
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__merge)
+            opts="-h --board --db --json --sysfs-root --dev-root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --board)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sysfs-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

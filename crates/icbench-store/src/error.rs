@@ -71,3 +71,20 @@ impl StoreError {
         )
     }
 }
+
+impl StoreError {
+    /// The same error naming `path` instead (a snapshot's copy reported as
+    /// the file the user gave).
+    pub(crate) fn at(mut self, shown: &str) -> StoreError {
+        match &mut self {
+            StoreError::Open { path, .. }
+            | StoreError::NotIcbench { path }
+            | StoreError::NewerSchema { path, .. }
+            | StoreError::NoSuchRun { path, .. }
+            | StoreError::TooLarge { path, .. }
+            | StoreError::Corrupt { path, .. }
+            | StoreError::Sql { path, .. } => *path = shown.to_string(),
+        }
+        self
+    }
+}

@@ -93,12 +93,29 @@ pub enum Command {
     /// CPUs, RT throttling, SCHED_FIFO and mlock, SMT, PREEMPT_RT, rpmsg),
     /// and what to change.
     Doctor(DoctorArgs),
+    /// Copy every run of other icbench databases (a board's, a colleague's)
+    /// into this one, each with where it came from; a run already here is
+    /// not copied again.
+    Merge(MergeArgs),
     /// Print the man page or a shell's completions, from these very
     /// definitions (the release tarball and the Yocto recipe install them).
     Generate(GenerateArgs),
     /// (internal) The peer end of a local link, started by `icbench run`.
     #[command(name = "__peer", hide = true)]
     Peer(PeerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The databases to merge in; they are only read.
+    #[arg(required = true, value_name = "OTHER.db")]
+    pub others: Vec<PathBuf>,
+    /// The board (or lab place) the databases come from, recorded with each
+    /// run (default: each file's name).
+    #[arg(long, value_name = "NAME")]
+    pub board: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Args)]

@@ -314,3 +314,40 @@ fn labels_name_runs_and_baselines_find_them() {
         assert!(e.contains("no run is labelled 'nope': the labels are base, tuned"), "{e}");
     }
 }
+
+/// Issue #19 item 2: `icbench merge` copies a board's runs into a lab's
+/// store with their origin, never twice, and refuses junk in one line.
+#[test]
+fn merge_gathers_boards_into_one_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (board, lab) = (dir.path().join("mp1.db"), dir.path().join("lab.db"));
+    let seed = import(&board, "seed-000-tty.log", "seed-tty", &[]);
+    let measured = common::run_json(
+        &board,
+        &["-L", "pipe", "-p", "pingpong", "-s", "64", "--cell-time", "5ms", "--replicates", "1"],
+    )["run_id"]
+        .as_i64()
+        .unwrap();
+    let m = json(&lab, &["merge", board.to_str().unwrap(), "--board", "mp1", "--json"]);
+    assert_eq!(m["merged"][0]["merged_as"], serde_json::json!([1, 2]), "{m}");
+    let again = json(&lab, &["merge", board.to_str().unwrap(), "--json"]);
+    assert_eq!(again["merged"][0]["already_here"], 2, "{again}");
+    let runs = json(&lab, &["runs", "--json"]);
+    let origins: Vec<&str> =
+        runs["runs"].as_array().unwrap().iter().map(|r| r["origin"].as_str().unwrap()).collect();
+    assert_eq!(origins.len(), 2);
+    assert!(
+        origins[1].starts_with("board mp1 · ") && origins[1].ends_with(&format!("run {measured}"))
+    );
+    assert!(origins[0].ends_with(&format!("run {seed}")), "{origins:?}");
+    // The copy shows as the original does, and kept its verdict.
+    let a = json(&board, &["show", &measured.to_string(), "--json"]);
+    let b = json(&lab, &["show", "2", "--json"]);
+    assert_eq!(a["pingpong"], b["pingpong"]);
+    assert_eq!(runs["runs"][1]["verdict"], a["verdict"]["verdict"]);
+
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, "not a database").unwrap();
+    let e = fails(&lab, &["merge", junk.to_str().unwrap()]);
+    assert!(e.contains("cannot be read as a database") && e.contains("nothing was merged"), "{e}");
+}

@@ -21,6 +21,9 @@ pub struct RunListRow {
     pub verdict: Option<String>,
     /// The user's label (`run --label`).
     pub label: Option<String>,
+    /// Where a merged run came from (`icbench merge`): board, file, run id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {

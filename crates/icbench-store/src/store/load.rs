@@ -29,6 +29,8 @@ pub struct RunSummary {
     pub verdict: Option<String>,
     /// The run's label (`run --label`), if given.
     pub label: Option<String>,
+    /// Where a merged run came from (`icbench merge`).
+    pub origin: Option<String>,
 }
 
 /// A run as stored: its metadata and its cells in the order they finished.
@@ -59,7 +61,7 @@ impl Store {
                         COALESCE(SUM(c.status = 'n/a'), 0),
                         r.floor_cacheline_rtt_ns, r.floor_memcpy_bytes_per_s,
                         r.floor_tail_cacheline_rtt_ns, r.floor_tail_memcpy_bytes_per_s,
-                        r.verdict, r.label
+                        r.verdict, r.label, r.origin
                  FROM runs r LEFT JOIN cells c ON c.run_id = r.id
                  GROUP BY r.id
                  ORDER BY r.id",
@@ -94,6 +96,7 @@ impl Store {
                         },
                         verdict: r.get(16)?,
                         label: r.get(17)?,
+                        origin: r.get(18)?,
                     },
                 ))
             })

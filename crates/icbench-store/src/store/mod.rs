@@ -9,9 +9,11 @@
 mod cells;
 mod floor;
 mod load;
+mod merge;
 mod runs;
 
 pub use load::{RunSummary, StoredRun};
+pub use merge::{Merged, Snapshot};
 
 use cells::{CellRow, load_channels};
 use floor::{read_bare_loops, read_fast_counter, write_fast_counter, write_floor};

@@ -229,7 +229,7 @@ impl Store {
 
 /// Writes a run's row (with its floor and fast counter) inside the
 /// caller's transaction.
-fn write_run(
+pub(super) fn write_run(
     tx: &Connection,
     path: &str,
     meta: &RunMeta,
@@ -286,7 +286,12 @@ fn write_run(
 }
 
 /// Adds a warning to `run` inside the caller's transaction.
-fn write_warning(tx: &Connection, path: &str, run: RunId, message: &str) -> Result<(), StoreError> {
+pub(super) fn write_warning(
+    tx: &Connection,
+    path: &str,
+    run: RunId,
+    message: &str,
+) -> Result<(), StoreError> {
     if !run_exists(tx, path, run)? {
         return Err(self_no_such_run(path, run));
     }

@@ -7,6 +7,7 @@ mod floor;
 pub(crate) mod generate;
 mod import;
 mod links;
+mod merge;
 mod peer;
 mod plan;
 mod remote;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
         Command::Doctor(a) => doctor::doctor(&a),
+        Command::Merge(a) => merge::merge(&a),
         Command::Generate(a) => generate::generate(&a),
         Command::Peer(a) => peer::peer(&a),
     }

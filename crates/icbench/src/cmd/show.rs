@@ -72,6 +72,7 @@ pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
             unstable: unstable(&r),
             verdict: r.verdict.clone(),
             label: r.label.clone(),
+            origin: r.origin.clone(),
             source: r.source.to_string(),
             hostname: r.hostname,
             // An imported run's CPUs are not known (stored as 0 and 0).

@@ -1,0 +1,78 @@
+//! `icbench merge`: other databases' runs into this one (issue #19), each
+//! with its origin (board, file, run id there); a run already here is not
+//! copied twice. The store does the copying in one transaction per file
+//! (`Store::merge_runs`) and never writes the other file.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use icbench_store::Store;
+
+use crate::cli::MergeArgs;
+use crate::cmd::show::open_store;
+use crate::error::bad;
+
+pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
+    let mut lab = open_store(&a.db.db)?;
+    let mut out = std::io::stdout().lock();
+    let mut report = Vec::new();
+    for other in &a.others {
+        if !other.is_file() {
+            return Err(bad(format!("{}: no such database file", other.display())));
+        }
+        let snap = Store::open_snapshot(other).map_err(|e| match e {
+            icbench_store::StoreError::Open { path, source } => {
+                bad(format!("{path}: cannot be read as a database ({source}); nothing was merged"))
+            }
+            e => bad(format!("{e}; nothing was merged")),
+        })?;
+        let runs = snap
+            .store
+            .list_runs()?
+            .iter()
+            .map(|r| snap.store.load_run(r.id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(e.to_string()))?;
+        let board = a.board.clone().unwrap_or_else(|| {
+            other.file_stem().map_or("?".into(), |s| s.to_string_lossy().into_owned())
+        });
+        let shown = other.display().to_string();
+        let merged =
+            lab.merge_runs(&runs, &|r| format!("board {board} · {shown} · run {}", r.id))?;
+        // The verdict each copied run printed where it was measured.
+        for m in merged.iter().filter(|m| m.new) {
+            let stored = lab.load_run(m.to)?;
+            if stored.source == icbench_store::RunSource::Measured {
+                let view = icbench_report::build(m.to.0, &stored.meta, &stored.cells);
+                lab.set_verdict(m.to, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
+            }
+        }
+        let new: Vec<String> =
+            merged.iter().filter(|m| m.new).map(|m| m.to.0.to_string()).collect();
+        let old = merged.len() - new.len();
+        report.push(serde_json::json!({
+            "file": shown, "board": board, "runs": merged.len(),
+            "merged_as": merged.iter().filter(|m| m.new).map(|m| m.to.0).collect::<Vec<_>>(),
+            "already_here": old,
+        }));
+        if !a.db.json {
+            let as_runs =
+                if new.is_empty() { String::new() } else { format!(" as runs {}", new.join(", ")) };
+            writeln!(
+                out,
+                "{shown} (board {board}): {} of {} runs merged{as_runs}; {old} already in {}",
+                new.len(),
+                merged.len(),
+                a.db.db.display()
+            )?;
+        }
+    }
+    if a.db.json {
+        let doc = serde_json::json!({
+            "schema_version": icbench_model::JSON_SCHEMA_VERSION, "merged": report,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
