@@ -39,10 +39,14 @@ pub fn link_name(link: &str, protocol: &Option<String>) -> String {
     }
 }
 
+/// A table in the run's style. On a terminal it fits the terminal's width,
+/// wrapping cells where it must (issue #18: a default run's tables were up
+/// to 142 columns wide); piped or redirected, where no width is known, it is
+/// drawn whole, each row on one line.
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
     t
 }

@@ -235,3 +235,19 @@ fn figures_follow_the_clock_step_and_batched_cells_are_named() {
     );
     assert!(!text.contains("pingpong shm 1 B: "), "{text}");
 }
+
+/// Issue #18: on a terminal of 60 columns every line fits; where no width
+/// is known (piped), each row stays on one line, whole.
+#[test]
+fn tables_fit_a_known_width_and_stay_whole_without_one() {
+    let header = ["link", "size", "p50 RTT", "a rather long column heading", "payload B/s"];
+    let row = ["shm?wait=futex&slots=64", "64 KiB", "1.23 µs", "±0.63 % over blocks", "8.1 GB/s"];
+    let mut t = super::table(&header);
+    t.add_row(row.to_vec());
+    let whole = t.to_string();
+    assert!(whole.lines().any(|l| l.contains("shm?wait=futex&slots=64") && l.contains("8.1 GB/s")));
+    t.set_width(60);
+    let narrow = t.to_string();
+    assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+    assert!(narrow.lines().count() > whole.lines().count(), "cells wrapped: {narrow}");
+}
