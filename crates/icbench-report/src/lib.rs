@@ -20,6 +20,7 @@ pub mod replicates;
 pub mod rt;
 pub mod rthist;
 pub mod stats;
+pub mod summary;
 pub mod svg;
 pub mod table;
 pub mod targets;

@@ -48,6 +48,9 @@ pub struct RunView {
     pub floor_drift: Option<crate::disturbed::FloorDriftView>,
     /// Whether the run's figures can be quoted (issue #15).
     pub verdict: Option<crate::replicates::RunVerdict>,
+    /// The best link per message size class, and the others against it
+    /// (issue #18).
+    pub summary: crate::summary::Summary,
 }
 
 /// A ping-pong cell.
@@ -533,6 +536,7 @@ fn build_from(
         targets,
         floor_drift: crate::disturbed::FloorDriftView::of(meta),
         verdict: None,
+        summary: crate::summary::Summary { classes: Vec::new() },
     }
     .judged()
 }
@@ -553,6 +557,7 @@ impl RunView {
 
     fn judged(mut self) -> RunView {
         self.verdict = Some(crate::replicates::RunVerdict::of(&self));
+        self.summary = crate::summary::summarize(&self);
         self
     }
 

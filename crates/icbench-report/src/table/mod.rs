@@ -501,10 +501,75 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
         }
     }
     warnings(view, out)?;
+    summary(&view.summary, out)?;
     if let Some(v) = view.verdict.as_ref().filter(|v| v.verdict != "not judged") {
         writeln!(out)?;
         for line in format::wrap(&v.text, 100) {
             writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The run's summary (issue #18): per size class, the best link for round
+/// trip and for stream rate with its figure and interval, then the others
+/// as "× from the best", in lines of at most 100 columns.
+pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Result<()> {
+    if s.classes.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nsummary: the best link per message size; the others × slower (or × less); ! marked"
+    )?;
+    for c in &s.classes {
+        writeln!(out, "{}", c.class)?;
+        let rows = [("round trip", &c.latency, true), ("stream", &c.throughput, false)];
+        for (what, r, latency) in rows {
+            let Some(r) = r else { continue };
+            let fig = |e: &crate::summary::Entry| {
+                let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
+                let iv = e.interval.map_or(String::new(), |(lo, hi)| {
+                    if latency {
+                        format!(" ({} … {})", format::ns(lo), format::ns(hi))
+                    } else {
+                        format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
+                    }
+                });
+                format!("{v}{iv}{}", if e.marked { " !" } else { "" })
+            };
+            let best = &r.entries[0];
+            let head = format!(
+                "  {what:<10} {:>6}: {} {}",
+                format::bytes(r.size_bytes),
+                best.link,
+                fig(best)
+            );
+            writeln!(out, "{head}")?;
+            let others: Vec<String> = r.entries[1..]
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} {}{}",
+                        e.link,
+                        format::ratio(e.from_best),
+                        if e.marked { "!" } else { "" }
+                    )
+                })
+                .collect();
+            // Whole entries per line: a link never parted from its ratio.
+            let mut line = String::new();
+            for (i, o) in others.iter().enumerate() {
+                let piece = if i + 1 < others.len() { format!("{o}, ") } else { o.clone() };
+                if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > 100 {
+                    writeln!(out, "{:21}{}", "", line.trim_end())?;
+                    line.clear();
+                }
+                line.push_str(&piece);
+            }
+            if !line.is_empty() {
+                writeln!(out, "{:21}{line}", "")?;
+            }
         }
     }
     Ok(())
