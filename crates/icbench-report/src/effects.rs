@@ -262,14 +262,6 @@ fn percent(share: Option<f64>) -> String {
     share.map_or("–".into(), |s| format!("{:.1} %", s * 100.0))
 }
 
-fn p_value(p: Option<f64>) -> String {
-    match p {
-        None => "–".into(),
-        Some(p) if p < 0.001 => "<0.001".into(),
-        Some(p) => format!("{p:.3}"),
-    }
-}
-
 fn f_value(f: Option<f64>) -> String {
     match f {
         None => "–".into(),
@@ -417,7 +409,7 @@ fn anova(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             percent(a.share),
             a.df.to_string(),
             f_value(a.f),
-            p_value(a.p),
+            crate::format::p_value(a.p),
             yes_no(a),
             range(f, fm),
             fm.interval(f.range_ci95, |v| fm.effect(v)),
@@ -433,7 +425,7 @@ fn anova(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             percent(h.share),
             h.df.to_string(),
             f_value(h.f),
-            p_value(h.p),
+            crate::format::p_value(h.p),
             yes_no(h),
             "–".into(),
             "–".into(),
@@ -504,7 +496,7 @@ fn interaction_row(i: &Interaction, fm: &Fmt) -> Vec<String> {
         percent(a.share),
         a.df.to_string(),
         f_value(a.f),
-        p_value(a.p),
+        crate::format::p_value(a.p),
         sig,
         largest,
         "".into(),

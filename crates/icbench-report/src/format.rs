@@ -133,6 +133,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A p-value as every table and report prints it: three decimals, `<0.001`
+/// below (issue #18: the report printed `0.000` where the CLI said
+/// `<0.001`), `–` when there was no test.
+pub fn p_value(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p < 0.001 => "<0.001".into(),
+        Some(p) => format!("{p:.3}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +202,13 @@ mod tests {
         assert_eq!(sig_decimals(8837.6, 4), 0);
         assert_eq!(sig_decimals(0.012345, 4), 5);
         assert_eq!(sig_decimals(1.5, 4), 3);
+    }
+
+    #[test]
+    fn p_values_read_the_same_everywhere() {
+        assert_eq!(p_value(Some(0.0004)), "<0.001");
+        assert_eq!(p_value(Some(0.001)), "0.001");
+        assert_eq!(p_value(Some(0.25)), "0.250");
+        assert_eq!(p_value(None), "–");
     }
 }

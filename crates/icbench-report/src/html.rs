@@ -657,7 +657,7 @@ fn compare_section(h: &mut String, figs: &mut Vec<(String, String)>, c: &Compare
             (Some(lo), Some(hi)) => format!(" ({} … {})", format::ratio(lo), format::ratio(hi)),
             _ => String::new(),
         };
-        let p = |x: Option<f64>| x.map_or("–".to_string(), |p| format!("{p:.3}"));
+        let p = format::p_value;
         let sig = match r.significant {
             Some(true) => "yes".to_string(),
             Some(false) => "no".to_string(),

@@ -173,12 +173,7 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
     ]);
     let mut notes: Vec<String> = Vec::new();
     for r in &view.rows {
-        let p = |x: Option<f64>| {
-            x.map_or(
-                "–".to_string(),
-                |p| if p < 0.001 { "<0.001".into() } else { format!("{p:.3}") },
-            )
-        };
+        let p = format::p_value;
         let sig = match r.significant {
             Some(true) => "yes".to_string(),
             Some(false) => "no".to_string(),
