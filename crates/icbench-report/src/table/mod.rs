@@ -243,14 +243,31 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             "\nmarked cells (!): disturbed, as the kernel's counters show, or their blocks \
              disagree (docs/method.md):"
         )?;
-        for l in lines {
-            for w in format::wrap(&l, 100) {
+        let shown = lines.len().min(MAX_FOOTNOTES);
+        for l in &lines[..shown] {
+            for w in format::wrap(l, 100) {
+                writeln!(out, "{w}")?;
+            }
+        }
+        if lines.len() > shown {
+            let more = format!(
+                "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
+                 `--blocks` its blocks, `--json` both",
+                lines.len() - shown,
+                view.run_id
+            );
+            for w in format::wrap(&more, 100) {
                 writeln!(out, "{w}")?;
             }
         }
     }
     Ok(())
 }
+
+/// Marked-cell footnotes printed under the tables; a bad run had hundreds,
+/// burying its summary (issue #18). The rest are counted, and the verdict
+/// still counts every one.
+const MAX_FOOTNOTES: usize = 12;
 
 fn warnings(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     for w in &view.warnings {

@@ -251,3 +251,52 @@ fn tables_fit_a_known_width_and_stay_whole_without_one() {
     assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
     assert!(narrow.lines().count() > whole.lines().count(), "cells wrapped: {narrow}");
 }
+
+/// Issue #18: a run with many marked cells lists a dozen under its tables
+/// and counts the rest, so the summary and the verdict stay in view.
+#[test]
+fn a_long_list_of_marked_cells_is_folded() {
+    use icbench_model::{
+        CellData, CellKey, CellOutcome, CellResult, Disturbance, EndDisturbance, LatencyHistogram,
+        LinkCounters, Pattern,
+    };
+    // Both threads waited for their CPU for half of each cell.
+    let end = |cpu| EndDisturbance { cpu, runq_wait_ns: Some(500_000_000), ..Default::default() };
+    let cells: Vec<CellResult> = (0..30u64)
+        .map(|i| {
+            let mut h = LatencyHistogram::new();
+            h.record(1000);
+            CellResult {
+                key: CellKey::new("pipe", Pattern::PingPong, 1 + i),
+                outcome: CellOutcome::Measured(CellData {
+                    messages: 1,
+                    bytes: 1,
+                    elapsed_ns: 1000,
+                    warmup_messages: 0,
+                    latency: Some(h),
+                    raw_ns: None,
+                    window: None,
+                    counters: LinkCounters::default(),
+                    channels: None,
+                    adaptive: None,
+                    per_channel: Vec::new(),
+                    disturbance: Some(Disturbance {
+                        span_ns: 1_000_000_000,
+                        host: end(0),
+                        peer: end(1),
+                    }),
+                    cut_at_messages: None,
+                    timed_batch: None,
+                }),
+            }
+        })
+        .collect();
+    let view = crate::build(7, &crate::testing::meta(), &cells);
+    let mut out = Vec::new();
+    super::run(&view, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let notes = text.lines().filter(|l| l.starts_with("! pingpong pipe")).count();
+    assert_eq!(notes, 12, "{text}");
+    assert!(text.contains("… and 18 more marked cells: `icbench show 7 --stats`"), "{text}");
+    assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
+}
