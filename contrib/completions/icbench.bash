@@ -451,7 +451,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__floor)
-            opts="-h --cpus --peer --bare --json --sysfs-root --dev-root --help"
+            opts="-h --cpus --peer --bare --bare-blocks --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -463,6 +463,10 @@ _icbench() {
                     ;;
                 --peer)
                     COMPREPLY=($(compgen -W "process thread" -- "${cur}"))
+                    return 0
+                    ;;
+                --bare-blocks)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --sysfs-root)

@@ -169,6 +169,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand report" -s h -l help -d 
 complete -c icbench -n "__fish_icbench_using_subcommand floor" -l cpus -d 'The two CPUs: host end first, peer second (e.g. `--cpus 0,1`). Default: the first two online CPUs this process may use' -r
 complete -c icbench -n "__fish_icbench_using_subcommand floor" -l peer -d 'How the peers of the pipe and unix comparisons run: a separate process (icbench re-executed, the default) or a thread' -r -f -a "process\t'A separate process: the icbench binary re-executed, pinned to its CPU'
 thread\t'A thread of this process, pinned to its CPU'"
+complete -c icbench -n "__fish_icbench_using_subcommand floor" -l bare-blocks -d 'Alternating blocks a side for --bare\'s comparisons (200 round trips each, 2000 for shm); fewer is quicker and less certain' -r
 complete -c icbench -n "__fish_icbench_using_subcommand floor" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand floor" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand floor" -l bare -d 'Also measure seqpacket, tcp, pty, mq, netlink and shm each against the bare loop of the same calls (or ring), as pipe and unix are: icbench\'s own overhead on every local link (about 10 s more)'

@@ -402,6 +402,11 @@ pub struct FloorArgs {
     /// icbench's own overhead on every local link (about 10 s more).
     #[arg(long)]
     pub bare: bool,
+    /// Alternating blocks a side for --bare's comparisons (200 round trips
+    /// each, 2000 for shm); fewer is quicker and less certain.
+    #[arg(long, value_name = "N", default_value_t = 50, env = "ICBENCH_BARE_BLOCKS",
+          value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub bare_blocks: u32,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

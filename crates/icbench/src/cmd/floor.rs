@@ -97,7 +97,7 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
     for n in &notes {
         eprintln!("icbench: {n}");
     }
-    let others = if a.bare { bare_others(&cfg) } else { Vec::new() };
+    let others = if a.bare { bare_others(&cfg, a.bare_blocks) } else { Vec::new() };
     if a.json {
         let bare: Vec<serde_json::Value> = others
             .iter()
@@ -129,11 +129,17 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
 
 /// Every local link but pipe and unix (which the floor compares) against
 /// its bare loop, in the order of [`Mechanism::ALL`] (`--bare`).
-fn bare_others(cfg: &EngineConfig) -> Vec<(Mechanism, Result<BareComparison, String>)> {
+fn bare_others(
+    cfg: &EngineConfig,
+    blocks: u32,
+) -> Vec<(Mechanism, Result<BareComparison, String>)> {
     Mechanism::ALL
         .into_iter()
         .filter(|m| !Mechanism::FLOOR.contains(m))
-        .map(|m| (m, compare_with_bare(cfg, m, &BarePlan::for_mechanism(m))))
+        .map(|m| {
+            let plan = BarePlan { blocks, ..BarePlan::for_mechanism(m) };
+            (m, compare_with_bare(cfg, m, &plan))
+        })
         .collect()
 }
 
