@@ -294,6 +294,12 @@ fn conclude(
             ),
         });
     }
+    // A channel that never ran sits at the end of its phase's T1, which
+    // can lie a little past the nominal window (cell time × phases) that
+    // the cell reports: keep it inside, so start + active ≤ window.
+    for c in &mut chans {
+        c.start_offset_ns = c.start_offset_ns.min(window_ns.saturating_sub(c.active_ns));
+    }
     let mut d = aggregate(window_ns, window, counters, chans);
     d.raw_ns = raw;
     d.adaptive = adaptive;
