@@ -95,6 +95,10 @@ struct icb_responder {
 	struct icb_stats stats;
 	uint32_t ack_bytes;		/* DATA payload bytes since the last ACK */
 	uint32_t credit_frames;		/* DATA frames since the last CREDIT */
+	uint32_t peer_max_frame;	/* the host's max_frame from HELLO (0: none yet) */
+	/* frame types beyond the responder's own (icb_responder_set_extra) */
+	int (*extra)(void *ctx, struct icb_responder *r, const struct icb_frame *f);
+	void *extra_ctx;
 };
 
 /* A configuration for ICB_PROTO_ICB with no clock, 4 slots, a CREDIT per frame */
@@ -117,6 +121,24 @@ int icb_responder_init(struct icb_responder *r, const struct icb_responder_confi
  * are counted in r->stats, not returned.
  */
 int icb_responder_input(struct icb_responder *r, const uint8_t *data, size_t len);
+
+/*
+ * Serve more frame types: extra(ctx, r, f) is called for every host frame
+ * the responder does not serve itself and returns 1 when it answered (with
+ * icb_responder_reply), 0 to let the responder answer UNSUPPORTED.
+ */
+void icb_responder_set_extra(struct icb_responder *r,
+			     int (*extra)(void *ctx, struct icb_responder *r,
+					  const struct icb_frame *f),
+			     void *ctx);
+
+/*
+ * Answer req with a message of any length: one frame when it fits, else
+ * fragments (§1.6) no longer than the transmit buffer and the host's
+ * max_frame.  Returns 0 or the send error.
+ */
+int icb_responder_reply(struct icb_responder *r, const struct icb_frame *req, uint8_t type,
+			const uint8_t *msg, size_t len);
 
 /* Largest frame the responder accepts (the max_frame of its CAPS) */
 uint32_t icb_responder_max_frame(const struct icb_responder *r);

@@ -136,6 +136,7 @@ static int icb_on_hello(struct icb_responder *r, const struct icb_frame *f, uint
 		r->stats.unsupported++;
 		return icb_send_error(r, f->chan, ICB_ELENGTH, f->seq);
 	}
+	r->peer_max_frame = icb_get_le32(f->payload);
 	r->cfg.ack_every_bytes = icb_get_le32(f->payload + 20);
 	r->ack_bytes = 0;
 	r->credit_frames = 0;
@@ -208,9 +209,52 @@ static int icb_on_frame(struct icb_responder *r, const struct icb_frame *f)
 		icb_put_le64(p, icb_now(r));
 		return icb_reply(r, f, t_rx, ICB_T_TIME, p, 8);
 	default:
+		if (r->extra && r->extra(r->extra_ctx, r, f))
+			return 0;
 		r->stats.unsupported++;
 		return icb_send_error(r, f->chan, ICB_EUNSUPPORTED, f->seq);
 	}
+}
+
+void icb_responder_set_extra(struct icb_responder *r,
+			     int (*extra)(void *ctx, struct icb_responder *r,
+					  const struct icb_frame *f),
+			     void *ctx)
+{
+	r->extra = extra;
+	r->extra_ctx = ctx;
+}
+
+int icb_responder_reply(struct icb_responder *r, const struct icb_frame *req, uint8_t type,
+			const uint8_t *msg, size_t len)
+{
+	size_t frame = r->tx_cap, chunk, off = 0;
+	struct icb_frame f;
+	int err;
+
+	if (r->peer_max_frame && r->peer_max_frame < frame)
+		frame = r->peer_max_frame;
+	if (ICB_OVERHEAD + len <= frame)
+		return icb_reply(r, req, icb_now(r), type, msg, len);
+	if (frame <= ICB_OVERHEAD + 8 || len > 0xffffffffu)
+		return icb_send_error(r, req->chan, ICB_ENOSPC, req->seq);
+	chunk = frame - ICB_OVERHEAD - 8;
+	memset(&f, 0, sizeof(f));
+	f.type = type;
+	f.chan = req->chan;
+	f.seq = req->seq;
+	f.has_frag = 1;
+	f.msg_len = (uint32_t)len;
+	do {
+		f.offset = (uint32_t)off;
+		f.payload = msg + off;
+		f.payload_len = len - off < chunk ? len - off : chunk;
+		err = icb_send_frame(r, &f);
+		if (err)
+			return err;
+		off += f.payload_len;
+	} while (off < len);
+	return 0;
 }
 
 static int icb_on_error(struct icb_responder *r, const struct icb_event *ev)

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * The on-chip benchmark: both cores' halves of each pattern and the
+ * records the initiator exchanges with icbench.  See icb_onchip.h and
+ * docs/protocol.md §1.10.
+ *
+ * Roles: in a cell one core sends (oneway, stream, bulk) or starts
+ * (pingpong) and the other receives or echoes; direction I2A makes the
+ * initiator the sender.  The same functions serve both cores; `report`
+ * says whether this core is the agent, which sends its samples to the
+ * initiator in a REPORT after each repetition instead of recording them.
+ */
+#include <string.h>
+
+#include "icb_frame.h"
+#include "icb_onchip.h"
+
+/* Message kinds between the cores */
+enum {
+	ICB_K_CELL = 1,		/* initiator → agent, ctl: the RUN record */
+	ICB_K_DONE = 2,		/* agent → initiator, ctl: status, window, bytes */
+	ICB_K_DATA = 3,		/* payload; stamp: the sender's timer */
+	ICB_K_ACK = 4,		/* receiver → sender; stamp: the receiver's timer */
+	ICB_K_ECHO = 5,		/* the payload back */
+	ICB_K_CREDIT = 6,	/* seq: messages consumed so far */
+	ICB_K_REPORT = 7,	/* agent → initiator; stamp: one sample, ticks */
+};
+
+/* One cell as one core runs it */
+struct icb_cell {
+	struct icb_oc_side *s;
+	const struct icb_oc_run *run;
+	struct icb_xport *x;
+	uint16_t tag;
+	uint64_t limit;		/* ticks one wait may last */
+	int report;		/* the agent: samples go out as REPORT */
+	struct icb_hist *h;	/* the initiator: samples go here */
+	struct icb_oc_outcome out;
+};
+
+/* --- records --------------------------------------------------------- */
+
+size_t icb_oc_chip_encode(const struct icb_oc_chip *c, uint8_t *out, size_t cap)
+{
+	size_t at = 12, n, labels = c->labels ? strlen(c->labels) : 0;
+	uint8_t i;
+
+	if (c->nregions > ICB_OC_MAX_REGIONS || labels > 0xffffu || cap < at)
+		return 0;
+	out[0] = ICB_OC_VERSION;
+	out[1] = c->cores;
+	out[2] = c->nregions;
+	out[3] = c->notify;
+	icb_put_le32(out + 4, c->timer_hz);
+	icb_put_le32(out + 8, c->max_size);
+	for (i = 0; i < c->nregions; i++) {
+		n = strlen(c->regions[i]);
+		if (n == 0 || n > 32 || cap < at + 1 + n)
+			return 0;
+		out[at] = (uint8_t)n;
+		memcpy(out + at + 1, c->regions[i], n);
+		at += 1 + n;
+	}
+	if (cap < at + 2 + labels)
+		return 0;
+	icb_put_le16(out + at, (uint16_t)labels);
+	if (labels)
+		memcpy(out + at + 2, c->labels, labels);
+	return at + 2 + labels;
+}
+
+void icb_oc_run_encode(const struct icb_oc_run *run, uint8_t out[ICB_OC_RUN_LEN])
+{
+	const uint32_t v[5] = { run->size, run->count, run->warmup, run->window,
+				run->timeout_ms };
+	int i;
+
+	out[0] = ICB_OC_VERSION;
+	out[1] = run->pattern;
+	out[2] = run->direction;
+	out[3] = run->region;
+	out[4] = run->notify;
+	out[5] = run->flags;
+	icb_put_le16(out + 6, 0);
+	for (i = 0; i < 5; i++)
+		icb_put_le32(out + 8 + 4 * i, v[i]);
+}
+
+int icb_oc_run_decode(const uint8_t *p, size_t len, struct icb_oc_run *run, uint32_t *bad)
+{
+	*bad = 0;
+	if (len < 1 || p[0] != ICB_OC_VERSION)
+		return -ICB_EVERSION;
+	if (len != ICB_OC_RUN_LEN) {
+		*bad = (uint32_t)len;
+		return -ICB_ELENGTH;
+	}
+	run->pattern = p[1];
+	run->direction = p[2];
+	run->region = p[3];
+	run->notify = p[4];
+	run->flags = p[5];
+	run->size = icb_get_le32(p + 8);
+	run->count = icb_get_le32(p + 12);
+	run->warmup = icb_get_le32(p + 16);
+	run->window = icb_get_le32(p + 20);
+	run->timeout_ms = icb_get_le32(p + 24);
+	return 0;
+}
+
+size_t icb_oc_result_encode(const struct icb_oc_outcome *o, const struct icb_hist *h,
+			    uint8_t *out, size_t cap)
+{
+	size_t n;
+
+	if (cap < ICB_OC_RESULT_HEADER)
+		return 0;
+	out[0] = ICB_OC_VERSION;
+	out[1] = o->status;
+	icb_put_le16(out + 2, 0);
+	icb_put_le32(out + 4, o->detail);
+	icb_put_le64(out + 8, o->window_ticks);
+	icb_put_le64(out + 16, o->bytes);
+	n = icb_hist_encode(h, out + ICB_OC_RESULT_HEADER, cap - ICB_OC_RESULT_HEADER);
+	return n ? ICB_OC_RESULT_HEADER + n : 0;
+}
+
+/* Offsets of RUN's fields, named in an UNSUPPORTED outcome */
+enum { OFF_PATTERN = 1, OFF_DIRECTION = 2, OFF_REGION = 3, OFF_NOTIFY = 4, OFF_FLAGS = 5,
+       OFF_SIZE = 8, OFF_COUNT = 12, OFF_WINDOW = 20 };
+
+static int icb_refuse(uint32_t *bad, uint32_t off)
+{
+	*bad = off;
+	return ICB_OC_UNSUPPORTED;
+}
+
+/* What one core's side can run, whatever the chip says */
+static int icb_fits(const struct icb_oc_side *s, const struct icb_oc_run *run, uint32_t max,
+		    uint32_t *bad)
+{
+	*bad = 0;
+	if (run->pattern < ICB_OC_ONEWAY || run->pattern > ICB_OC_BULK)
+		return icb_refuse(bad, OFF_PATTERN);
+	if (run->direction > ICB_OC_A2I)
+		return icb_refuse(bad, OFF_DIRECTION);
+	if (run->region >= s->nregions)
+		return icb_refuse(bad, OFF_REGION);
+	if (run->flags)
+		return icb_refuse(bad, OFF_FLAGS);
+	if (run->size == 0 || (run->pattern != ICB_OC_BULK && run->size > max))
+		return icb_refuse(bad, OFF_SIZE);
+	if (run->count == 0)
+		return icb_refuse(bad, OFF_COUNT);
+	if (run->pattern == ICB_OC_STREAM && run->window == 0)
+		return icb_refuse(bad, OFF_WINDOW);
+	if (run->pattern == ICB_OC_BULK && (run->window == 0 || run->window > max))
+		return icb_refuse(bad, OFF_WINDOW);
+	return ICB_OC_OK;
+}
+
+int icb_oc_check(const struct icb_oc_chip *c, const struct icb_oc_side *s,
+		 const struct icb_oc_run *run, uint32_t *bad)
+{
+	uint32_t max = c->max_size < s->buf_cap ? c->max_size : s->buf_cap;
+
+	if (run->region >= c->nregions)
+		return icb_refuse(bad, OFF_REGION);
+	if (!(run->notify & c->notify) || (run->notify & (run->notify - 1u)))
+		return icb_refuse(bad, OFF_NOTIFY);
+	return icb_fits(s, run, max, bad);
+}
+
+/* --- payloads -------------------------------------------------------- */
+
+/* The cell's pattern: byte i is i·7 + tag; the first 4 bytes carry seq */
+static void icb_fill(uint8_t *buf, uint32_t len, uint16_t tag)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7u + tag);
+}
+
+static void icb_stamp_seq(uint8_t *buf, uint32_t len, uint32_t seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && i < 4; i++)
+		buf[i] = (uint8_t)(seq >> (8 * i));
+}
+
+/* 0, or 1 + the offset of the first byte that differs */
+static uint32_t icb_check(const uint8_t *buf, uint32_t len, uint32_t want_len, uint16_t tag,
+			  uint32_t seq)
+{
+	uint32_t i;
+
+	if (len != want_len)
+		return 1u + (len < want_len ? len : want_len);
+	for (i = 0; i < len; i++) {
+		uint8_t want = i < 4 ? (uint8_t)(seq >> (8 * i)) : (uint8_t)(i * 7u + tag);
+
+		if (buf[i] != want)
+			return 1u + i;
+	}
+	return 0;
+}
+
+/* --- waiting ---------------------------------------------------------- */
+
+/* The notify mode on x: the cell's, or the control path's own */
+static uint8_t icb_mode(const struct icb_cell *c, const struct icb_xport *x)
+{
+	return x == &c->s->ctl ? c->s->ctl_notify : c->run->notify;
+}
+
+/* Send, retrying while the transport is full, then ring the other core */
+static int icb_put(struct icb_cell *c, struct icb_xport *x, uint8_t kind, uint8_t status,
+		   uint32_t seq, uint32_t stamp, const uint8_t *payload, uint32_t len)
+{
+	struct icb_msg m;
+	uint32_t start = c->s->now(c->s->timer_ctx);
+	int err;
+
+	m.kind = kind;
+	m.status = status;
+	m.cell = c->tag;
+	m.seq = seq;
+	m.stamp = stamp;
+	m.len = len;
+	while ((err = x->send(x->ctx, &m, payload)) == -ICB_EAGAIN)
+		if ((uint32_t)(c->s->now(c->s->timer_ctx) - start) > c->limit)
+			return ICB_OC_TIMEOUT;
+	if (err)
+		return ICB_OC_UNSUPPORTED;
+	x->signal(x->ctx, icb_mode(c, x));
+	return ICB_OC_OK;
+}
+
+/*
+ * Wait for the next message of this cell of one of the kinds in `want`
+ * (a bit per kind), payload into buf.  Messages of other cells are dropped.
+ */
+static int icb_get(struct icb_cell *c, struct icb_xport *x, uint32_t want, struct icb_msg *m,
+		   uint8_t *buf, uint32_t cap)
+{
+	uint32_t start = c->s->now(c->s->timer_ctx);
+	int err;
+
+	for (;;) {
+		err = x->recv(x->ctx, m, buf, cap);
+		if (err == 0 && m->cell == c->tag && (want & (1u << m->kind)))
+			return ICB_OC_OK;
+		if (err == -ICB_EAGAIN) {
+			if ((uint32_t)(c->s->now(c->s->timer_ctx) - start) > c->limit)
+				return ICB_OC_TIMEOUT;
+			x->wait(x->ctx, icb_mode(c, x));
+		}
+	}
+}
+
+#define BIT(k) (1u << (k))
+
+/* A sample of this core: recorded here (initiator) or reported (agent) */
+static int icb_sample(struct icb_cell *c, uint32_t i, uint32_t ticks)
+{
+	if (c->report)
+		return icb_put(c, c->x, ICB_K_REPORT, ICB_OC_OK, i, ticks, NULL, 0);
+	if (i >= c->run->warmup)
+		icb_hist_record(c->h, ticks);
+	return ICB_OC_OK;
+}
+
+/* The agent's samples, recorded on the initiator */
+static int icb_take_report(struct icb_cell *c, uint32_t i)
+{
+	struct icb_msg m;
+	int st = icb_get(c, c->x, BIT(ICB_K_REPORT), &m, c->s->rx, c->s->buf_cap);
+
+	if (st)
+		return st;
+	if (m.status) {
+		c->out.detail = m.stamp;
+		return m.status;
+	}
+	if (i >= c->run->warmup) {
+		icb_hist_record(c->h, m.stamp);
+		if (c->run->pattern == ICB_OC_BULK) {
+			c->out.window_ticks += m.stamp;
+			c->out.bytes += c->run->size;
+		}
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_fail(struct icb_cell *c, uint32_t bad)
+{
+	c->out.detail = bad - 1u;
+	return ICB_OC_CORRUPT;
+}
+
+/* --- patterns ---------------------------------------------------------- */
+
+static int icb_oneway_send(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, t0, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		icb_stamp_seq(c->s->tx, r->size, i);
+		t0 = c->s->now(c->s->timer_ctx);
+		st = icb_put(c, c->x, ICB_K_DATA, 0, i, t0, c->s->tx, r->size);
+		if (!st)
+			st = icb_get(c, c->x, BIT(ICB_K_ACK), &m, c->s->rx, c->s->buf_cap);
+		if (!st && m.status) {
+			c->out.detail = m.seq;
+			st = m.status;
+		}
+		if (st)
+			return st;
+		/* the receiver's stamp came back: the initiator records it */
+		if (!c->report && i >= r->warmup)
+			icb_hist_record(c->h, m.stamp - t0);
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_oneway_recv(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, t1, bad, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		st = icb_get(c, c->x, BIT(ICB_K_DATA), &m, c->s->rx, c->s->buf_cap);
+		t1 = c->s->now(c->s->timer_ctx);
+		if (st)
+			return st;
+		bad = icb_check(c->s->rx, m.len, r->size, c->tag, i);
+		if (bad) {
+			icb_put(c, c->x, ICB_K_ACK, ICB_OC_CORRUPT, bad - 1u, t1, NULL, 0);
+			return icb_fail(c, bad);
+		}
+		st = icb_put(c, c->x, ICB_K_ACK, 0, i, t1, NULL, 0);
+		if (st)
+			return st;
+		if (!c->report && i >= r->warmup)
+			icb_hist_record(c->h, t1 - m.stamp);
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_ping_start(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, t0, t1, bad, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		icb_stamp_seq(c->s->tx, r->size, i);
+		t0 = c->s->now(c->s->timer_ctx);
+		st = icb_put(c, c->x, ICB_K_DATA, 0, i, t0, c->s->tx, r->size);
+		if (!st)
+			st = icb_get(c, c->x, BIT(ICB_K_ECHO), &m, c->s->rx, c->s->buf_cap);
+		t1 = c->s->now(c->s->timer_ctx);
+		if (st)
+			return st;
+		bad = icb_check(c->s->rx, m.len, r->size, c->tag, i);
+		if (bad) {
+			if (c->report)
+				icb_put(c, c->x, ICB_K_REPORT, ICB_OC_CORRUPT, i, bad - 1u, NULL, 0);
+			return icb_fail(c, bad);
+		}
+		st = icb_sample(c, i, t1 - t0);
+		if (st)
+			return st;
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_ping_echo(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		st = icb_get(c, c->x, BIT(ICB_K_DATA), &m, c->s->rx, c->s->buf_cap);
+		if (!st)
+			st = icb_put(c, c->x, ICB_K_ECHO, 0, m.seq, m.stamp, c->s->rx, m.len);
+		if (!st && !c->report)
+			st = icb_take_report(c, i);
+		if (st)
+			return st;
+	}
+	return ICB_OC_OK;
+}
+
+/* A credit from the receiver: how many it has consumed, or why it stopped */
+static int icb_credit(struct icb_cell *c, const struct icb_msg *m, uint32_t *credited)
+{
+	if (m->status) {
+		c->out.detail = m->stamp;
+		return m->status;
+	}
+	*credited = m->seq;
+	return ICB_OC_OK;
+}
+
+static int icb_stream_send(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, credited = 0, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		/* take the credits that are there; wait only when the window is full */
+		while (c->x->recv(c->x->ctx, &m, c->s->rx, c->s->buf_cap) == 0)
+			if (m.cell == c->tag && m.kind == ICB_K_CREDIT &&
+			    (st = icb_credit(c, &m, &credited)))
+				return st;
+		while (i - credited >= r->window) {
+			st = icb_get(c, c->x, BIT(ICB_K_CREDIT), &m, c->s->rx, c->s->buf_cap);
+			if (!st)
+				st = icb_credit(c, &m, &credited);
+			if (st)
+				return st;
+		}
+		icb_stamp_seq(c->s->tx, r->size, i);
+		st = icb_put(c, c->x, ICB_K_DATA, 0, i, 0, c->s->tx, r->size);
+		if (st)
+			return st;
+	}
+	/* the last credit says the receiver has all */
+	while (credited < total) {
+		st = icb_get(c, c->x, BIT(ICB_K_CREDIT), &m, c->s->rx, c->s->buf_cap);
+		if (!st)
+			st = icb_credit(c, &m, &credited);
+		if (st)
+			return st;
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_stream_recv(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, now, last = 0, bad, total = r->warmup + r->count;
+	uint32_t start = r->warmup ? r->warmup - 1u : 0u, every = r->window / 2u;
+	struct icb_msg m;
+	int st, owed = 0;
+
+	if (every == 0)
+		every = 1;
+	for (i = 0; i < total; i++) {
+		st = icb_get(c, c->x, BIT(ICB_K_DATA), &m, c->s->rx, c->s->buf_cap);
+		now = c->s->now(c->s->timer_ctx);
+		if (st)
+			return st;
+		if (i > start) {
+			c->out.window_ticks += (uint32_t)(now - last);
+			c->out.bytes += m.len;
+		}
+		last = now;
+		bad = icb_check(c->s->rx, m.len, r->size, c->tag, i);
+		if (bad) {
+			icb_put(c, c->x, ICB_K_CREDIT, ICB_OC_CORRUPT, i, bad - 1u, NULL, 0);
+			return icb_fail(c, bad);
+		}
+		/* a credit that finds the ring full is owed: a later one covers it */
+		if ((i + 1u) % every == 0 || owed) {
+			struct icb_msg cr;
+
+			cr.kind = ICB_K_CREDIT;
+			cr.status = 0;
+			cr.cell = c->tag;
+			cr.seq = i + 1u;
+			cr.stamp = 0;
+			cr.len = 0;
+			owed = c->x->send(c->x->ctx, &cr, NULL) != 0;
+			if (!owed)
+				c->x->signal(c->x->ctx, r->notify);
+		}
+	}
+	return icb_put(c, c->x, ICB_K_CREDIT, 0, total, 0, NULL, 0);
+}
+
+static int icb_bulk_send(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, off, n, blk = 0, t0, t1, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		t0 = c->s->now(c->s->timer_ctx);
+		for (off = 0; off < r->size; off += n, blk++) {
+			n = r->size - off < r->window ? r->size - off : r->window;
+			icb_stamp_seq(c->s->tx, n, blk);
+			st = icb_put(c, c->x, ICB_K_DATA, 0, blk, t0, c->s->tx, n);
+			if (st)
+				return st;
+		}
+		st = icb_get(c, c->x, BIT(ICB_K_ACK), &m, c->s->rx, c->s->buf_cap);
+		t1 = c->s->now(c->s->timer_ctx);
+		if (!st && m.status) {
+			c->out.detail = m.stamp;
+			st = m.status;
+		}
+		if (!st)
+			st = icb_sample(c, i, t1 - t0);
+		if (st)
+			return st;
+		if (!c->report && i >= r->warmup) {
+			c->out.window_ticks += t1 - t0;
+			c->out.bytes += r->size;
+		}
+	}
+	return ICB_OC_OK;
+}
+
+static int icb_bulk_recv(struct icb_cell *c)
+{
+	const struct icb_oc_run *r = c->run;
+	uint32_t i, off, n, bad, blk = 0, total = r->warmup + r->count;
+	struct icb_msg m;
+	int st;
+
+	for (i = 0; i < total; i++) {
+		for (off = 0; off < r->size; off += n, blk++) {
+			n = r->size - off < r->window ? r->size - off : r->window;
+			st = icb_get(c, c->x, BIT(ICB_K_DATA), &m, c->s->rx, c->s->buf_cap);
+			if (st)
+				return st;
+			bad = icb_check(c->s->rx, m.len, n, c->tag, blk);
+			if (bad) {
+				icb_put(c, c->x, ICB_K_ACK, ICB_OC_CORRUPT, i, off + bad - 1u, NULL,
+					0);
+				return icb_fail(c, off + bad);
+			}
+		}
+		st = icb_put(c, c->x, ICB_K_ACK, 0, i, 0, NULL, 0);
+		if (!st && !c->report)
+			st = icb_take_report(c, i);
+		if (st)
+			return st;
+	}
+	return ICB_OC_OK;
+}
+
+/* This core's half of the cell; `sends`: this core sends or starts */
+static int icb_play(struct icb_cell *c, int sends)
+{
+	icb_fill(c->s->tx, c->s->buf_cap, c->tag);
+	switch (c->run->pattern) {
+	case ICB_OC_ONEWAY:
+		return sends ? icb_oneway_send(c) : icb_oneway_recv(c);
+	case ICB_OC_PINGPONG:
+		return sends ? icb_ping_start(c) : icb_ping_echo(c);
+	case ICB_OC_STREAM:
+		return sends ? icb_stream_send(c) : icb_stream_recv(c);
+	case ICB_OC_BULK:
+		return sends ? icb_bulk_send(c) : icb_bulk_recv(c);
+	}
+	return ICB_OC_UNSUPPORTED;
+}
+
+static void icb_cell_init(struct icb_cell *c, struct icb_oc_side *s, const struct icb_oc_run *run,
+			  uint16_t tag, int report, struct icb_hist *h)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->run = run;
+	c->x = &s->data[run->region];
+	c->tag = tag;
+	c->report = report;
+	c->h = h;
+	c->limit = (uint64_t)run->timeout_ms * (s->timer_hz / 1000u);
+	if (c->limit == 0 || c->limit > 0x7fffffffu)
+		c->limit = 0x7fffffffu;
+}
+
+/* --- the two cores ------------------------------------------------------ */
+
+void icb_oc_initiate(struct icb_oc_side *s, const struct icb_oc_chip *chip,
+		     const struct icb_oc_run *run, struct icb_hist *h, struct icb_oc_outcome *out)
+{
+	uint8_t rec[ICB_OC_RUN_LEN], done[16];
+	struct icb_cell c;
+	struct icb_msg m;
+	int st, agent;
+
+	icb_hist_reset(h);
+	memset(out, 0, sizeof(*out));
+	out->status = (uint8_t)icb_oc_check(chip, s, run, &out->detail);
+	if (out->status)
+		return;
+	s->tag = (uint16_t)(s->tag + 1u);
+	icb_cell_init(&c, s, run, s->tag, 0, h);
+	icb_oc_run_encode(run, rec);
+	c.x = &s->ctl;
+	st = icb_put(&c, &s->ctl, ICB_K_CELL, 0, 0, 0, rec, sizeof(rec));
+	c.x = &s->data[run->region];
+	if (!st)
+		st = icb_play(&c, run->direction == ICB_OC_I2A);
+	/* the agent's word, also after a failure here: it times out as well */
+	agent = icb_get(&c, &s->ctl, BIT(ICB_K_DONE), &m, done, sizeof(done));
+	*out = c.out;
+	out->status = (uint8_t)st;
+	if (agent) {
+		if (!st)
+			out->status = (uint8_t)agent;
+		return;
+	}
+	if (!st && m.status) {
+		out->status = m.status;
+		out->detail = m.stamp;
+	}
+	/* a stream the agent received: its window */
+	if (m.len == sizeof(done) && run->pattern == ICB_OC_STREAM &&
+	    run->direction == ICB_OC_I2A) {
+		out->window_ticks = icb_get_le64(done);
+		out->bytes = icb_get_le64(done + 8);
+	}
+}
+
+int icb_oc_agent_poll(struct icb_oc_side *s)
+{
+	struct icb_oc_run run;
+	struct icb_cell c;
+	struct icb_msg m;
+	uint8_t done[16];
+	uint32_t bad;
+	int st;
+
+	if (s->ctl.recv(s->ctl.ctx, &m, s->rx, s->buf_cap) != 0 || m.kind != ICB_K_CELL)
+		return 0;
+	if (icb_oc_run_decode(s->rx, m.len, &run, &bad) || icb_fits(s, &run, s->buf_cap, &bad)) {
+		run.notify = ICB_NOTIFY_POLL;
+		run.region = 0;
+		run.timeout_ms = 1000;
+		icb_cell_init(&c, s, &run, m.cell, 1, NULL);
+		icb_put(&c, &s->ctl, ICB_K_DONE, ICB_OC_UNSUPPORTED, 0, bad, NULL, 0);
+		return 1;
+	}
+	icb_cell_init(&c, s, &run, m.cell, 1, NULL);
+	st = icb_play(&c, run.direction == ICB_OC_A2I);
+	icb_put_le64(done, c.out.window_ticks);
+	icb_put_le64(done + 8, c.out.bytes);
+	icb_put(&c, &s->ctl, ICB_K_DONE, (uint8_t)st, 0, c.out.detail, done, sizeof(done));
+	return 1;
+}
+
+/* --- behind the responder ----------------------------------------------- */
+
+int icb_oc_serve(void *ctx, struct icb_responder *r, const struct icb_frame *f)
+{
+	struct icb_oc_initiator *in = ctx;
+	struct icb_oc_outcome out;
+	struct icb_oc_run run;
+	size_t len;
+
+	if (f->type == ICB_T_CHIP) {
+		len = icb_oc_chip_encode(in->chip, in->msg, in->msg_cap);
+		if (!len)
+			return 0;
+		icb_responder_reply(r, f, ICB_T_CHIP, in->msg, len);
+		return 1;
+	}
+	if (f->type != ICB_T_RUN)
+		return 0;
+	memset(&out, 0, sizeof(out));
+	if (icb_oc_run_decode(f->payload, f->payload_len, &run, &out.detail)) {
+		out.status = ICB_OC_UNSUPPORTED;
+		icb_hist_reset(in->hist);
+	} else {
+		icb_oc_initiate(in->side, in->chip, &run, in->hist, &out);
+	}
+	len = icb_oc_result_encode(&out, in->hist, in->msg, in->msg_cap);
+	if (!len)
+		return 0;
+	icb_responder_reply(r, f, ICB_T_RESULT, in->msg, len);
+	return 1;
+}
