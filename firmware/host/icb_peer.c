@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "icb_onchip_host.h"
 #include "icb_responder.h"
 
 /* A fault to inject after `after` replies (tests of the host's failure paths) */
@@ -155,6 +156,8 @@ static void usage(FILE *out)
 	      "  --baud N             set the tty speed (serial ports; default: leave it)\n"
 	      "  --no-clock           announce no clock, send zero timestamps\n"
 	      "  --stats              print the counters to stderr at exit\n"
+	      "  --onchip A,B         also serve on-chip cells (CHIP/RUN) between two threads\n"
+	      "                       pinned to CPUs A and B (- : unpinned), issue #16\n"
 	      "  --fault KIND-after=N misbehave after N replies (testing): hang, die,\n"
 	      "                       garbage, truncate or crc\n"
 	      "  -h, --help           this text\n", out);
@@ -178,8 +181,37 @@ struct options {
 	unsigned long baud;
 	enum fault_kind fault;
 	unsigned long fault_after;
+	int onchip;		/* --onchip: serve CHIP/RUN with two threads */
+	int cpu_init;
+	int cpu_agent;
 	struct icb_responder_config cfg;
 };
+
+/* --onchip A,B: the initiator's and the agent's CPU; "-" leaves both unpinned */
+static int parse_onchip(const char *v, struct options *o)
+{
+	char *end;
+	long a, b;
+
+	o->onchip = 1;
+	o->cpu_init = o->cpu_agent = -1;
+	if (strcmp(v, "-") == 0)
+		return 0;
+	errno = 0;
+	a = strtol(v, &end, 10);
+	if (errno || end == v || *end != ',' || a < 0 || a > 4095)
+		goto bad;
+	v = end + 1;
+	b = strtol(v, &end, 10);
+	if (errno || end == v || *end || b < 0 || b > 4095)
+		goto bad;
+	o->cpu_init = (int)a;
+	o->cpu_agent = (int)b;
+	return 0;
+bad:
+	fputs("icb-peer: --onchip wants two CPUs, e.g. 0,1 (or - for no pinning)\n", stderr);
+	return -1;
+}
 
 static int parse_fault(const char *v, struct options *o)
 {
@@ -220,7 +252,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		int takes = strcmp(a, "--path") == 0 || strcmp(a, "--protocol") == 0 ||
 			    strcmp(a, "--max-frame") == 0 || strcmp(a, "--rx-slots") == 0 ||
 			    strcmp(a, "--credit-batch") == 0 || strcmp(a, "--ack-every") == 0 ||
-			    strcmp(a, "--baud") == 0 || strcmp(a, "--fault") == 0;
+			    strcmp(a, "--baud") == 0 || strcmp(a, "--fault") == 0 ||
+			    strcmp(a, "--onchip") == 0;
 
 		if (takes && !v) {
 			fprintf(stderr, "icb-peer: %s needs a value\n", a);
@@ -239,6 +272,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->path = v;
 		} else if (strcmp(a, "--fault") == 0) {
 			if (parse_fault(v, o) < 0)
+				return -1;
+		} else if (strcmp(a, "--onchip") == 0) {
+			if (parse_onchip(v, o) < 0)
 				return -1;
 		} else if (strcmp(a, "--protocol") == 0) {
 			if (strcmp(v, "icb") == 0)
@@ -369,6 +405,17 @@ int main(int argc, char **argv)
 	if (icb_responder_init(&r, &o.cfg, &plat, rx, o.max_frame, tx, o.max_frame) < 0) {
 		fputs("icb-peer: bad configuration\n", stderr);
 		return 2;
+	}
+	if (o.onchip) {
+		struct icb_oc_initiator *init;
+
+		if (o.cfg.proto != ICB_PROTO_ICB) {
+			fputs("icb-peer: --onchip needs --protocol icb\n", stderr);
+			return 2;
+		}
+		if (!icb_host_onchip_start(o.cpu_init, o.cpu_agent, &init))
+			return 1;
+		icb_responder_set_extra(&r, icb_oc_serve, init);
 	}
 	status = serve(&r, &p);
 	if (o.stats)
