@@ -19,6 +19,9 @@ _icbench() {
             icbench,__peer)
                 cmd="icbench__subcmd____peer"
                 ;;
+            icbench,chip)
+                cmd="icbench__subcmd__chip"
+                ;;
             icbench,compare)
                 cmd="icbench__subcmd__compare"
                 ;;
@@ -81,6 +84,9 @@ _icbench() {
                 ;;
             icbench__subcmd__help,__peer)
                 cmd="icbench__subcmd__help__subcmd____peer"
+                ;;
+            icbench__subcmd__help,chip)
+                cmd="icbench__subcmd__help__subcmd__chip"
                 ;;
             icbench__subcmd__help,compare)
                 cmd="icbench__subcmd__help__subcmd__compare"
@@ -239,7 +245,7 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor merge generate __peer help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup chip rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -284,6 +290,96 @@ _icbench() {
                     return 0
                     ;;
                 --bare)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__chip)
+            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --db --json --sysfs-root --dev-root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --link)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --peer-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sizes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --direction)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notify)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --blocks)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -507,7 +603,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs show model compare effects export import report floor links timer wakeup rpmsg remote doctor merge generate __peer help"
+            opts="run plan runs show model compare effects export import report floor links timer wakeup chip rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -521,6 +617,20 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help__subcmd____peer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__chip)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

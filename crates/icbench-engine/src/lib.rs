@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod ctrl;
 pub mod disturb;
 pub mod floor;
+pub mod onchip;
 pub mod oneway;
 pub mod payload;
 pub mod peer;

@@ -83,6 +83,9 @@ pub enum Command {
     Timer(TimerArgs),
     /// Cross-core wake-up latency through a blocking primitive.
     Wakeup(WakeupArgs),
+    /// Two cores of one microcontroller measured on-chip, on a timer both
+    /// read, driven through the initiator core's serial link (issue #16).
+    Chip(ChipArgs),
     /// Bind or unbind an rpmsg channel to the rpmsg_char driver (sysfs).
     #[command(subcommand)]
     Rpmsg(RpmsgCommand),
@@ -706,6 +709,56 @@ pub struct WakeupArgs {
     pub timeout: String,
     #[command(flatten)]
     pub rt: RtCommon,
+}
+
+#[derive(Debug, Args)]
+pub struct ChipArgs {
+    /// The link to the initiator core: serial:/dev/ttyACM0?baud=115200,
+    /// tty:/dev/ttyRPMSG0, or pty with --peer-cmd (the host build).
+    #[arg(short = 'L', long = "link", value_name = "SPEC")]
+    pub link: String,
+    /// A program to start as the initiator, e.g. 'firmware/build/icb-peer
+    /// --onchip 0,1 --path {path}' (the two-thread host build).
+    #[arg(long, value_name = "CMD")]
+    pub peer_cmd: Option<String>,
+    /// Patterns (comma list): pingpong, oneway, stream, bulk.
+    #[arg(short = 'p', long = "pattern", default_value = "pingpong,oneway", value_name = "LIST")]
+    pub patterns: String,
+    /// Message sizes (bulk: block sizes), e.g. 4,64,1K or 4-4K.
+    #[arg(short = 's', long = "sizes", default_value = "4,64,256,1K,4K", value_name = "LIST")]
+    pub sizes: String,
+    /// Directions (comma list): i2a (initiator → agent), a2i (agent →
+    /// initiator); for pingpong, the core that starts.
+    #[arg(long, default_value = "i2a,a2i", value_name = "LIST")]
+    pub direction: String,
+    /// Shared-memory regions by the chip's names (comma list). Default:
+    /// every region the firmware offers.
+    #[arg(long, value_name = "LIST")]
+    pub region: Option<String>,
+    /// How the receiving core learns of a message: poll, doorbell, event.
+    #[arg(long, default_value = "poll", value_name = "LIST")]
+    pub notify: String,
+    /// Measured repetitions per cell (stream: messages); 1024 as in
+    /// reference 002.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub count: u32,
+    /// Repetitions before the measured ones, discarded.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub warmup: u32,
+    /// Stream: messages in flight.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub window: u32,
+    /// Bulk: blocks per transfer.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub blocks: u32,
+    /// Longest wait for the other core (on the chip) and for the chip.
+    #[arg(long, default_value = "5s", value_name = "DURATION")]
+    pub timeout: String,
+    /// A name for the run (`runs --label`, `compare --baseline`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -30,6 +30,7 @@
 //! garbage, a bad frame (CRC, header), an `ERROR` from the peer, an echo of
 //! another seq, our own frames heard back.
 
+mod onchip;
 mod patterns;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,6 +47,7 @@ use crate::clock::now_ns;
 use crate::pattern::CellError;
 use crate::payload::first_difference;
 
+pub(crate) use onchip::cell_data as onchip_cell_data;
 pub(crate) use patterns::{Echoes, SINK_SIZING, Sink};
 
 /// The largest frame the host accepts and sends (a 65535-byte body).
@@ -70,6 +72,12 @@ enum Got {
     },
     /// Credit arrived (already added to `credits`).
     Credit,
+    /// A fragment of an on-chip reply (`CHIP`, `RESULT`), reassembled.
+    Reply {
+        ty: FrameType,
+        seq: u32,
+        complete: bool,
+    },
 }
 
 /// One handshaken icb conversation with a peer.
@@ -193,6 +201,14 @@ impl Icb {
                 }
                 FrameType::Ack => {
                     return Ok(Some(Got::Ack(Ack::from_bytes(f.payload).map_err(wire)?)));
+                }
+                FrameType::Chip | FrameType::Result => {
+                    let done = self
+                        .reasm
+                        .push(&f)
+                        .map_err(|e| wire(format!("{} reassembly failed: {e}", f.ty)))?
+                        .is_some();
+                    return Ok(Some(Got::Reply { ty: f.ty, seq: f.seq, complete: done }));
                 }
                 FrameType::Caps => {
                     let caps = Caps::from_bytes(f.payload).map_err(wire)?;

@@ -183,7 +183,7 @@ pub enum OnChipDirection {
     A2i = 1,
 }
 
-/// One cell for the initiator to run (`RUN`), fixed 32 bytes.
+/// One cell for the initiator to run (`RUN`), fixed 28 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunCell {
     pub pattern: OnChipPattern,
@@ -201,7 +201,7 @@ pub struct RunCell {
     pub warmup: u32,
     /// Stream: credits in flight; bulk: block size, bytes.
     pub window: u32,
-    /// How long the initiator may wait for the agent in all, ms.
+    /// The longest one wait for the other core may last, ms.
     pub timeout_ms: u32,
 }
 
@@ -296,11 +296,13 @@ impl OnChipStatus {
 pub struct RunResult {
     pub status: OnChipStatus,
     pub detail: u32,
-    /// Stream and bulk: the receiver's window, timer ticks; else 0.
+    /// Stream: the receiver's window; bulk: the measured transfers' time;
+    /// timer ticks; else 0.
     pub window_ticks: u64,
     /// Stream and bulk: payload bytes received in the window; else 0.
     pub bytes: u64,
-    /// Latencies (one-way or round trip), ticks; empty for stream and bulk.
+    /// Latencies (one-way, round trip, or a whole bulk transfer), ticks;
+    /// empty for stream.
     pub hist: TickHist,
 }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod analyse;
+mod chip;
 mod doctor;
 mod effects;
 mod floor;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Links => links::links(&roots),
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
+        Command::Chip(a) => chip::chip(&a),
         Command::Doctor(a) => doctor::doctor(&a),
         Command::Merge(a) => merge::merge(&a),
         Command::Generate(a) => generate::generate(&a),

@@ -1,0 +1,242 @@
+//! On-chip cells (issue #16): the two cores of one microcontroller measure
+//! between themselves, and icbench drives them through the initiator core
+//! over a serial link in the icb protocol (docs/on-chip.md).
+//!
+//! [`run_chip`] opens one session, asks the firmware what it offers
+//! (`CHIP`), refuses in one line before measuring a cell that names a
+//! region, notify mode or size the chip lacks, then has the initiator run
+//! each cell (`RUN` → `RESULT`). Each result is an ordinary cell — latency
+//! in ns from the chip's timer, `direction` (`i2a`, `a2i`), `region` and
+//! `notify` as factors — so every reading command works on it unchanged.
+//! A cell whose reply is lost or damaged (the link, a CRC) is requested
+//! once more on a fresh session, then failed; the run goes on.
+
+use std::sync::atomic::Ordering;
+
+use icbench_link::LinkSpec;
+use icbench_model::{CellKey, CellOutcome, CellResult, Pattern};
+pub use icbench_proto::onchip::{Chip, OnChipDirection, notify};
+use icbench_proto::onchip::{OnChipPattern, RunCell};
+
+use crate::pattern::CellError;
+use crate::remote::icb::onchip_cell_data;
+use crate::session::Session;
+use crate::watchdog::Watchdog;
+use crate::{EngineConfig, LinkRun, Observer};
+
+/// One on-chip cell as the user asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChipCell {
+    /// oneway, pingpong, stream or bulk.
+    pub pattern: Pattern,
+    /// Message bytes (bulk: block bytes).
+    pub size_bytes: u32,
+    /// Bulk: blocks per transfer.
+    pub blocks: u32,
+    pub direction: OnChipDirection,
+    /// A region name the chip offers ("D1", "ram0").
+    pub region: String,
+    /// One [`notify`] bit.
+    pub notify: u8,
+    /// Measured repetitions (stream: messages).
+    pub count: u32,
+    pub warmup: u32,
+    /// Stream: messages in flight.
+    pub window: u32,
+}
+
+/// The factor value of an on-chip direction.
+pub fn direction_name(d: OnChipDirection) -> &'static str {
+    match d {
+        OnChipDirection::I2a => "i2a",
+        OnChipDirection::A2i => "a2i",
+    }
+}
+
+/// The name of one notify bit.
+pub fn notify_name(bit: u8) -> &'static str {
+    notify::NAMES.iter().find(|(b, _)| *b == bit).map_or("?", |(_, n)| n)
+}
+
+impl ChipCell {
+    /// The stored key: link, icb, pattern, size (bulk: block), with
+    /// `direction`, `region` and `notify` as factors.
+    pub fn key(&self, spec: &LinkSpec) -> CellKey {
+        CellKey {
+            protocol: Some("icb".into()),
+            blocks: (self.pattern == Pattern::Bulk).then_some(self.blocks),
+            ..CellKey::new(spec.to_string(), self.pattern, u64::from(self.size_bytes))
+        }
+        .with("direction", direction_name(self.direction))
+        .with("region", &self.region)
+        .with("notify", notify_name(self.notify))
+    }
+
+    fn run_cell(&self, chip: &Chip, timeout_ms: u32) -> RunCell {
+        let region = chip.regions.iter().position(|r| *r == self.region).unwrap_or(0) as u8;
+        let (pattern, size, window) = match self.pattern {
+            Pattern::OneWay => (OnChipPattern::Oneway, self.size_bytes, 0),
+            Pattern::Stream => (OnChipPattern::Stream, self.size_bytes, self.window),
+            Pattern::Bulk => {
+                (OnChipPattern::Bulk, self.size_bytes.saturating_mul(self.blocks), self.size_bytes)
+            }
+            _ => (OnChipPattern::Pingpong, self.size_bytes, 0),
+        };
+        RunCell {
+            pattern,
+            direction: self.direction,
+            region,
+            notify: self.notify,
+            raw: false,
+            size,
+            count: self.count,
+            warmup: self.warmup,
+            window,
+            timeout_ms,
+        }
+    }
+}
+
+/// Why the chip cannot run `cell`, in one line; `None` when it can.
+pub fn refuse(chip: &Chip, cell: &ChipCell) -> Option<String> {
+    if !chip.regions.contains(&cell.region) {
+        return Some(format!(
+            "region '{}' is not on this chip: it offers {}",
+            cell.region,
+            chip.regions.join(", ")
+        ));
+    }
+    if chip.notify & cell.notify == 0 {
+        let offered: Vec<&str> =
+            notify::NAMES.iter().filter(|(b, _)| chip.notify & b != 0).map(|(_, n)| *n).collect();
+        return Some(format!(
+            "notify '{}' is not offered by this firmware: it offers {}",
+            notify_name(cell.notify),
+            offered.join(", ")
+        ));
+    }
+    if cell.size_bytes > chip.max_size {
+        return Some(format!(
+            "{} B messages exceed the largest the chip's transport carries, {} B",
+            cell.size_bytes, chip.max_size
+        ));
+    }
+    None
+}
+
+/// Opens a session and asks the firmware what it offers.
+fn open(cfg: &EngineConfig, spec: &LinkSpec) -> Result<(Session, Chip), String> {
+    let mut s = Session::open(cfg, spec, None)?;
+    let wd = Watchdog::start(cfg.timeout, s.abort.clone(), s.pidfd(), None, cfg.stop);
+    let got = match s.icb.as_mut() {
+        Some(icb) => icb.chip(s.host.as_mut()),
+        None => Err(CellError::Unsupported("on-chip cells need --protocol icb".into())),
+    };
+    wd.finish();
+    s.abort.clear();
+    match got {
+        Ok(chip) => Ok((s, chip)),
+        Err(e) => {
+            s.close(false);
+            Err(format!("asking the chip what it offers (CHIP): {e}"))
+        }
+    }
+}
+
+/// One cell on an open session; the session back when it is still sound.
+fn measure(
+    cfg: &EngineConfig,
+    mut s: Session,
+    chip: &Chip,
+    cell: &ChipCell,
+) -> (Result<icbench_model::CellData, CellError>, Option<Session>) {
+    let timeout_ms = u32::try_from(cfg.timeout.as_millis()).unwrap_or(u32::MAX);
+    let run = cell.run_cell(chip, timeout_ms);
+    // The chip bounds each of its waits by the timeout; the host allows
+    // every repetition one more before it gives up on the whole cell.
+    let wd = Watchdog::start(
+        cfg.timeout.saturating_mul(2).saturating_add(cfg.timeout.saturating_mul(run.count.min(64))),
+        s.abort.clone(),
+        s.pidfd(),
+        None,
+        cfg.stop,
+    );
+    let got = match s.icb.as_mut() {
+        Some(icb) => icb.run_on_chip(s.host.as_mut(), &run),
+        None => Err(CellError::Unsupported("no handshake".into())),
+    };
+    wd.finish();
+    s.abort.clear();
+    match got {
+        Ok(res) => (onchip_cell_data(&run, &res, chip.timer_hz, cfg.timeout), Some(s)),
+        Err(e) => {
+            s.close(false);
+            (Err(e), None)
+        }
+    }
+}
+
+/// Measures `cells` on the chip behind `spec`, reporting each to `obs`.
+/// Returns the chip's description, or one line saying why nothing could
+/// be measured (no answer, not an initiator, a cell the chip cannot run).
+pub fn run_chip(
+    cfg: &EngineConfig,
+    spec: &LinkSpec,
+    cells: &[ChipCell],
+    obs: &mut dyn Observer,
+) -> Result<(Chip, LinkRun), String> {
+    let (first, chip) = open(cfg, spec)?;
+    if let Some(why) = cells.iter().find_map(|c| refuse(&chip, c)) {
+        first.close(true);
+        return Err(why);
+    }
+    let mut session = Some(first);
+    for cell in cells {
+        if cfg.stop.load(Ordering::SeqCst) {
+            if let Some(s) = session.take() {
+                s.close(false);
+            }
+            return Ok((chip, LinkRun::Interrupted));
+        }
+        let key = cell.key(spec);
+        obs.cell_started(&key);
+        let mut outcome = None;
+        // A lost or damaged reply: once more on a fresh session.
+        for attempt in 0..2 {
+            let s = match session.take() {
+                Some(s) => s,
+                None => match open(cfg, spec) {
+                    Ok((s, _)) => s,
+                    Err(reason) => {
+                        outcome = Some(CellOutcome::Failed { reason });
+                        break;
+                    }
+                },
+            };
+            let (got, back) = measure(cfg, s, &chip, cell);
+            session = back;
+            outcome = Some(match got {
+                Ok(d) => CellOutcome::Measured(d),
+                Err(e) => CellOutcome::Failed { reason: e.to_string() },
+            });
+            let retry = session.is_none() && attempt == 0 && !cfg.stop.load(Ordering::SeqCst);
+            if !retry {
+                break;
+            }
+        }
+        let outcome =
+            outcome.unwrap_or_else(|| CellOutcome::Failed { reason: "not measured".into() });
+        obs.cell_finished(&CellResult { key, outcome });
+    }
+    if let Some(s) = session {
+        s.close(true);
+    }
+    Ok((chip, LinkRun::Completed))
+}
+
+/// Asks the firmware behind `spec` what it offers, and lets it go.
+pub fn probe_chip(cfg: &EngineConfig, spec: &LinkSpec) -> Result<Chip, String> {
+    let (s, chip) = open(cfg, spec)?;
+    s.close(true);
+    Ok(chip)
+}

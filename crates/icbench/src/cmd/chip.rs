@@ -1,0 +1,280 @@
+//! `icbench chip`: the two cores of one microcontroller measured on-chip
+//! (issue #16, docs/on-chip.md). icbench asks the initiator core what the
+//! chip offers, builds the cells — pattern × size × direction × region ×
+//! notify — and stores each result as an ordinary cell, so that `show`,
+//! `model`, `effects`, `compare` and `report` read it like any run.
+
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use icbench_engine::onchip::{Chip, ChipCell, OnChipDirection, notify, probe_chip, run_chip};
+use icbench_engine::{Budget, EngineConfig, LinkRun, Observer, PeerLaunch, Protocol};
+use icbench_link::LinkSpec;
+use icbench_model::{CellKey, CellOutcome, CellResult, Pattern, PeerMode, RunStatus, Sched};
+
+use crate::cli::{ChipArgs, CpuArgs};
+use crate::cmd::run::{STOP, install_sigint};
+use crate::cmd::show::{load_view, open_store};
+use crate::error::bad;
+use crate::meta::{self, Placement};
+use crate::sizes;
+
+fn list(flag: &str, s: &str) -> Result<Vec<String>> {
+    let v: Vec<String> =
+        s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+    if v.is_empty() {
+        return Err(bad(format!("{flag} '{s}': give at least one value (comma list)")));
+    }
+    Ok(v)
+}
+
+fn patterns(s: &str) -> Result<Vec<Pattern>> {
+    list("-p", s)?
+        .iter()
+        .map(|p| match p.parse::<Pattern>() {
+            Ok(p @ (Pattern::PingPong | Pattern::OneWay | Pattern::Stream | Pattern::Bulk)) => {
+                Ok(p)
+            }
+            _ => {
+                Err(bad(format!("-p {p}: on chip the patterns are pingpong, oneway, stream, bulk")))
+            }
+        })
+        .collect()
+}
+
+fn directions(s: &str) -> Result<Vec<OnChipDirection>> {
+    list("--direction", s)?
+        .iter()
+        .map(|d| match d.as_str() {
+            "i2a" => Ok(OnChipDirection::I2a),
+            "a2i" => Ok(OnChipDirection::A2i),
+            _ => Err(bad(format!(
+                "--direction {d}: use i2a (initiator → agent) or a2i (agent → initiator)"
+            ))),
+        })
+        .collect()
+}
+
+fn notifies(s: &str) -> Result<Vec<u8>> {
+    list("--notify", s)?
+        .iter()
+        .map(|n| {
+            notify::NAMES
+                .iter()
+                .find(|(_, name)| name == n)
+                .map(|(b, _)| *b)
+                .ok_or_else(|| bad(format!("--notify {n}: use poll, doorbell or event")))
+        })
+        .collect()
+}
+
+/// What the command line asks for, checked before anything is opened.
+struct Ask {
+    patterns: Vec<Pattern>,
+    sizes: Vec<u32>,
+    directions: Vec<OnChipDirection>,
+    regions: Option<Vec<String>>,
+    notifies: Vec<u8>,
+}
+
+fn ask(a: &ChipArgs) -> Result<Ask> {
+    let sizes = sizes::parse(&a.sizes).map_err(|e| bad(format!("-s: {e}")))?;
+    let sizes = sizes
+        .into_iter()
+        .map(|s| u32::try_from(s).map_err(|_| bad(format!("-s: {s} B is past 4 GiB"))))
+        .collect::<Result<Vec<u32>>>()?;
+    if a.count == 0 {
+        return Err(bad("--count 0: a cell measures at least one repetition"));
+    }
+    if a.window == 0 || a.blocks == 0 {
+        return Err(bad("--window and --blocks are at least 1"));
+    }
+    Ok(Ask {
+        patterns: patterns(&a.patterns)?,
+        sizes,
+        directions: directions(&a.direction)?,
+        regions: a.region.as_deref().map(|r| list("--region", r)).transpose()?,
+        notifies: notifies(&a.notify)?,
+    })
+}
+
+/// Every cell, in a fixed order: pattern, region, notify, direction, size.
+fn cells(a: &ChipArgs, ask: &Ask, chip: &Chip) -> Vec<ChipCell> {
+    let regions = ask.regions.clone().unwrap_or_else(|| chip.regions.clone());
+    let mut out = Vec::new();
+    for &pattern in &ask.patterns {
+        for region in &regions {
+            for &notify in &ask.notifies {
+                for &direction in &ask.directions {
+                    for &size_bytes in &ask.sizes {
+                        out.push(ChipCell {
+                            pattern,
+                            size_bytes,
+                            blocks: a.blocks,
+                            direction,
+                            region: region.clone(),
+                            notify,
+                            count: a.count,
+                            warmup: a.warmup,
+                            window: a.window,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn engine(a: &ChipArgs, timeout: Duration, host: u32, peer: u32) -> Result<EngineConfig> {
+    let peer_cmd = a
+        .peer_cmd
+        .as_deref()
+        .map(|c| c.split_whitespace().map(str::to_string).collect::<Vec<String>>());
+    if peer_cmd.as_ref().is_some_and(Vec::is_empty) {
+        return Err(bad("--peer-cmd '': give the program to start"));
+    }
+    Ok(EngineConfig {
+        host_cpu: host,
+        peer_cpu: peer,
+        peer: PeerLaunch::Thread,
+        fifo: None,
+        timeout,
+        budget: Budget {
+            cell_time: Duration::from_secs(1),
+            raw: false,
+            window: a.window,
+            ci_target: None,
+            ci_max_time: Duration::ZERO,
+            channel_stagger: Duration::ZERO,
+            clock_granule_ns: f64::NAN,
+        },
+        fault: None,
+        stop: &STOP,
+        protocol: Some(Protocol::Icb),
+        peer_cmd,
+    })
+}
+
+/// What the run's notes say of the chip.
+fn describe(chip: &Chip) -> Vec<String> {
+    let modes: Vec<&str> =
+        notify::NAMES.iter().filter(|(b, _)| chip.notify & b != 0).map(|(_, n)| *n).collect();
+    let mut notes = vec![format!(
+        "on chip: {} cores, a shared timer at {} Hz, regions {}, notify {}, messages up to {} B; \
+         latencies are the chip's timer ticks in ns",
+        chip.cores,
+        chip.timer_hz,
+        chip.regions.join(", "),
+        modes.join(", "),
+        chip.max_size
+    )];
+    if !chip.labels.is_empty() {
+        let l: Vec<String> = chip.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        notes.push(format!("firmware built with: {}", l.join(", ")));
+    }
+    if chip.labels.iter().any(|(k, _)| k == "emulated") {
+        notes.push("emulated: the timings mean nothing, the path is what was tested".into());
+    }
+    notes
+}
+
+/// Collects the cells and says how far the run is.
+struct Collect {
+    cells: Vec<CellResult>,
+    total: usize,
+}
+
+impl Observer for Collect {
+    fn cell_started(&mut self, key: &CellKey) {
+        let f = |n: &str| key.factor(n).unwrap_or("").to_string();
+        eprint!(
+            "\ricbench: cell {}/{}: {} {} B {} {} {}   ",
+            self.cells.len() + 1,
+            self.total,
+            key.pattern,
+            key.size_bytes,
+            f("direction"),
+            f("region"),
+            f("notify")
+        );
+    }
+    fn cell_finished(&mut self, r: &CellResult) {
+        self.cells.push(r.clone());
+    }
+}
+
+pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
+    let ask = ask(a)?;
+    let spec = LinkSpec::parse(&a.link).map_err(|e| bad(format!("-L {}: {e}", a.link)))?;
+    let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
+    if timeout < icbench_engine::MIN_TIMEOUT {
+        return Err(bad(format!("--timeout {}: below the shortest honoured, 100ms", a.timeout)));
+    }
+    let (host, peer, usable) = crate::cmd::resolve_cpus(&CpuArgs { cpus: None })?;
+    let cfg = engine(a, timeout, host, peer)?;
+    install_sigint();
+    // What the chip offers decides the default regions; a cell it cannot
+    // run is refused here, before a run exists.
+    let chip = probe_chip(&cfg, &spec).map_err(bad)?;
+    let cells = cells(a, &ask, &chip);
+    if let Some(why) = cells.iter().find_map(|c| icbench_engine::onchip::refuse(&chip, c)) {
+        return Err(bad(why));
+    }
+    let mut store = open_store(&a.db.db)?;
+    let placement = Placement {
+        host_cpu: host,
+        peer_cpu: peer,
+        online: usable.text,
+        peer_mode: PeerMode::Process,
+        sched: Sched::Other,
+        mlock: false,
+    };
+    let clock = format!("the chip's shared timer, {} Hz", chip.timer_hz);
+    let mut meta = meta::gather(&placement, &clock, 0.0, 1e9 / f64::from(chip.timer_hz));
+    meta.label = a.label.clone();
+    meta.notes.extend(describe(&chip));
+    let id = store.begin_run(&meta)?;
+    eprintln!(
+        "icbench: run {id}: {} on-chip cells through {spec} ({} repetitions each)",
+        cells.len(),
+        a.count
+    );
+    let mut obs = Collect { cells: Vec::new(), total: cells.len() };
+    let how = run_chip(&cfg, &spec, &cells, &mut obs);
+    eprintln!();
+    for c in &obs.cells {
+        store.insert_cell(id, c)?;
+    }
+    let interrupted = matches!(how, Ok((_, LinkRun::Interrupted))) || STOP.load(Ordering::SeqCst);
+    if let Err(why) = &how {
+        meta.notes.push(format!("stopped: {why}"));
+    }
+    let status = if interrupted { RunStatus::Interrupted } else { RunStatus::Finished };
+    store.finish_run(id, status, meta::now_unix_ns(), None, &meta.notes)?;
+    let (_, view) = load_view(&store, &a.db.db, &id.0.to_string())?;
+    let mut out = std::io::stdout().lock();
+    if a.db.json {
+        icbench_report::json::run(&view, &mut out)?;
+    } else {
+        icbench_report::table::run(&view, &mut out).context("writing the tables")?;
+    }
+    let failed =
+        obs.cells.iter().filter(|c| !matches!(c.outcome, CellOutcome::Measured(_))).count();
+    if interrupted {
+        eprintln!("icbench: interrupted: run {id} keeps what was measured");
+        return Ok(crate::cmd::run::interrupted_exit());
+    }
+    if let Err(why) = how {
+        return Err(anyhow::anyhow!("run {id} stopped: {why}"));
+    }
+    if failed > 0 {
+        eprintln!(
+            "icbench: run {id}: {failed} of {} cells failed (reasons in the table)",
+            cells.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

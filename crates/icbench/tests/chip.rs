@@ -1,0 +1,128 @@
+//! `icbench chip` against the host build of the on-chip agent (issue #16):
+//! icb-peer --onchip runs the initiator and the agent as two threads over
+//! the firmware's own ring, and icbench drives it over a pty exactly as it
+//! would drive a microcontroller's UART.
+
+mod common;
+
+use common::{icb_peer, icbench, rows};
+use serde_json::Value;
+
+fn chip(db: &std::path::Path, peer: &str, args: &[&str]) -> std::process::Output {
+    let cmd = format!("{peer} --onchip - --path {{path}}");
+    icbench()
+        .args(["chip", "-L", "pty", "--peer-cmd", &cmd, "--timeout", "2s", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_pattern_both_directions_and_both_regions_are_measured_and_stored() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let out = chip(
+        &db,
+        peer,
+        &["-p", "pingpong,oneway,stream,bulk", "-s", "64,4K", "--count", "40", "--warmup", "4"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let show = icbench().args(["show", "--json", "--db"]).arg(&db).output().unwrap();
+    let v: Value = serde_json::from_slice(&show.stdout).unwrap();
+    let text = v.to_string();
+    // 4 patterns × 2 regions × 2 directions × 2 sizes, every one measured.
+    let mut n = 0;
+    for section in ["pingpong", "oneway", "stream", "bulk"] {
+        for row in rows(&v, section) {
+            n += 1;
+            assert_eq!(row["status"], "ok", "{row}");
+        }
+    }
+    assert_eq!(n, 32, "{text}");
+    for factor in ["\"i2a\"", "\"a2i\"", "\"ram0\"", "\"ram1\"", "\"poll\""] {
+        assert!(text.contains(factor), "{factor} missing: {text}");
+    }
+    assert!(text.contains("shared timer at 1000000000 Hz"), "{text}");
+    // A latency cell has its 40 samples; a stream cell a throughput.
+    let ping = &rows(&v, "pingpong")[0];
+    assert_eq!(ping["rtt_ns"]["count"].as_u64(), Some(40), "{ping}");
+    assert!(ping["rtt_ns"]["p50"].as_f64().unwrap() > 0.0, "{ping}");
+    assert_eq!(ping["factors"]["direction"], "i2a", "{ping}");
+    // The factors are the design's: effects reads them.
+    let eff = icbench().args(["effects", "--db"]).arg(&db).output().unwrap();
+    let e = String::from_utf8_lossy(&eff.stdout);
+    assert!(eff.status.success(), "{e}{}", String::from_utf8_lossy(&eff.stderr));
+    assert!(e.contains("direction") && e.contains("region"), "{e}");
+}
+
+#[test]
+fn the_doorbell_wakes_the_other_core() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let out = chip(
+        &db,
+        peer,
+        &[
+            "-p",
+            "pingpong,stream",
+            "-s",
+            "64",
+            "--notify",
+            "doorbell",
+            "--region",
+            "ram1",
+            "--count",
+            "30",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.to_string().contains("\"doorbell\""), "{v}");
+    assert!(!v.to_string().contains("\"ram0\""), "{v}");
+}
+
+#[test]
+fn what_the_chip_lacks_is_refused_in_one_line_before_a_run_exists() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    for (args, want) in [
+        (&["--region", "D9"][..], "region 'D9' is not on this chip: it offers ram0, ram1"),
+        (&["--notify", "event"][..], "notify 'event' is not offered by this firmware"),
+        (&["-s", "128K"][..], "exceed the largest the chip's transport carries, 65536 B"),
+        (&["--direction", "up"][..], "--direction up: use i2a"),
+        (&["-p", "timer"][..], "on chip the patterns are"),
+    ] {
+        let out = chip(&db, peer, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    assert!(
+        !db.exists() || {
+            let runs = icbench().args(["runs", "--json", "--db"]).arg(&db).output().unwrap();
+            !String::from_utf8_lossy(&runs.stdout).contains("\"id\"")
+        }
+    );
+}
+
+#[test]
+fn a_responder_that_is_not_an_initiator_is_named() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let cmd = format!("{peer} --path {{path}}");
+    let out = icbench()
+        .args(["chip", "-L", "pty", "--peer-cmd", &cmd, "--timeout", "2s", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not an on-chip initiator"), "{err}");
+}
