@@ -287,6 +287,10 @@ pub struct BulkRow {
     pub blocks: u32,
     /// `block_bytes × blocks`: the bytes of one transfer.
     pub total_bytes: u64,
+    /// Factors beyond link and size (an on-chip cell's `direction`,
+    /// `region`, `notify`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub factors: BTreeMap<String, String>,
     /// `ok`, `failed` or `n/a`.
     pub status: &'static str,
     pub reason: Option<String>,
@@ -461,6 +465,7 @@ fn bulk_row(c: &CellResult) -> BulkRow {
         block_bytes: c.key.size_bytes,
         blocks: c.key.blocks.unwrap_or(1),
         total_bytes: c.key.transfer_bytes(),
+        factors: c.key.factors.clone(),
         status,
         reason,
         max_bytes,

@@ -25,7 +25,7 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
     let mut t = table(&with_busy(header, busy));
     for r in rows {
         let link =
-            with_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
+            with_all_factors(link_label(&link_name(&r.link, &r.protocol), r.channels), &r.factors);
         let mut line = vec![link, format::bytes(r.size_bytes)];
         if r.status == "ok" {
             match &r.rtt_ns {
@@ -103,8 +103,11 @@ pub(super) fn oneway_table(rows: &[OneWayRow]) -> Table {
         "max one-way",
     ]);
     for r in rows {
-        let mut line =
-            vec![r.link.clone(), format::bytes(r.size_bytes), direction_label(&r.direction)];
+        let mut line = vec![
+            with_factors(r.link.clone(), &r.factors),
+            format::bytes(r.size_bytes),
+            direction_label(&r.direction),
+        ];
         match &r.oneway_ns {
             Some(s) if r.status == "ok" => line.extend([
                 s.summary.count.to_string(),
@@ -398,7 +401,7 @@ pub(super) fn bulk_table(rows: &[BulkRow]) -> Table {
     let mut t = table(&with_busy(header, busy));
     for r in rows {
         let mut line = vec![
-            link_name(&r.link, &r.protocol),
+            with_all_factors(link_name(&r.link, &r.protocol), &r.factors),
             format!("{} × {}", format::bytes(r.block_bytes), r.blocks),
             format::bytes(r.total_bytes),
         ];

@@ -122,6 +122,18 @@ pub fn link_label(link: &str, channels: Option<u32>) -> String {
     }
 }
 
+/// A label with every factor, the direction too: for the tables without a
+/// direction column (ping-pong, bulk), whose on-chip cells have one.
+pub fn with_all_factors(
+    label: String,
+    factors: &std::collections::BTreeMap<String, String>,
+) -> String {
+    match factors.get("direction") {
+        Some(d) => with_factors(format!("{label} {d}"), factors),
+        None => with_factors(label, factors),
+    }
+}
+
 /// A label with the cell's factors, for cells a plan tells apart by more
 /// than link and size (`unix [cpus=1,0 rep=2]`). The declared link and
 /// the channel count are in the label already, the direction in a column
@@ -166,14 +178,17 @@ fn adaptive_short(r: &PingPongRow) -> String {
     }
 }
 
-/// "CLOCK_MONOTONIC_RAW (one read costs 18 ns, readings step by 1 ns)".
+/// "CLOCK_MONOTONIC_RAW (one read costs 18 ns, readings step by 1 ns)"; a
+/// clock icbench does not read itself (a chip's timer) has no cost here.
 pub(crate) fn clock_line(m: &icbench_model::RunMeta) -> String {
-    let step = if m.clock_granule_ns.is_finite() {
-        format!(", readings step by {}", format::ns(m.clock_granule_ns))
-    } else {
-        String::new()
-    };
-    format!("{} (one read costs {}{step})", m.clock, format::ns(m.clock_overhead_ns))
+    let mut parts = Vec::new();
+    if m.clock_overhead_ns > 0.0 {
+        parts.push(format!("one read costs {}", format::ns(m.clock_overhead_ns)));
+    }
+    if m.clock_granule_ns.is_finite() {
+        parts.push(format!("readings step by {}", format::ns(m.clock_granule_ns)));
+    }
+    if parts.is_empty() { m.clock.clone() } else { format!("{} ({})", m.clock, parts.join(", ")) }
 }
 
 /// What the CI column means: a repeat run's interval from the blocks, or

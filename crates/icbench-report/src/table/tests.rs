@@ -116,6 +116,7 @@ fn a_bulk_transfer_shows_the_writes_refused_on_a_full_ring() {
         block_bytes: 512,
         blocks: 16,
         total_bytes: 8192,
+        factors: Default::default(),
         status: "ok",
         reason: None,
         max_bytes: None,
