@@ -232,6 +232,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand chip" -l window -d 'Stre
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l blocks -d 'Bulk: blocks per transfer' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l timeout -d 'Longest wait for the other core (on the chip) and for the chip' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l label -d 'A name for the run (`runs --label`, `compare --baseline`)' -r
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l plan -d 'An experiment in a file (plans/002-onchip.toml): its factors, repetitions and random order replace the flags above' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F

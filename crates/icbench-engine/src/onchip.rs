@@ -43,6 +43,9 @@ pub struct ChipCell {
     pub warmup: u32,
     /// Stream: messages in flight.
     pub window: u32,
+    /// The repetition of a plan this cell is (stored as the `rep` factor,
+    /// so that repetitions are replicate blocks of one cell); 0: none.
+    pub rep: u32,
 }
 
 /// The factor value of an on-chip direction.
@@ -62,14 +65,15 @@ impl ChipCell {
     /// The stored key: link, icb, pattern, size (bulk: block), with
     /// `direction`, `region` and `notify` as factors.
     pub fn key(&self, spec: &LinkSpec) -> CellKey {
-        CellKey {
+        let key = CellKey {
             protocol: Some("icb".into()),
             blocks: (self.pattern == Pattern::Bulk).then_some(self.blocks),
             ..CellKey::new(spec.to_string(), self.pattern, u64::from(self.size_bytes))
         }
         .with("direction", direction_name(self.direction))
         .with("region", &self.region)
-        .with("notify", notify_name(self.notify))
+        .with("notify", notify_name(self.notify));
+        if self.rep > 0 { key.with("rep", self.rep) } else { key }
     }
 
     fn run_cell(&self, chip: &Chip, timeout_ms: u32) -> RunCell {

@@ -78,6 +78,15 @@ pub struct ModelFilter {
 
 type Key = (String, &'static str, Option<u32>, &'static str, &'static str);
 
+/// A series' name: the link with the factors that set its cells apart
+/// (an on-chip cell's direction, region and notify; a plan's wait or
+/// cpus), so that cells of different levels are never fitted as one line.
+fn series_name(link: &str, factors: &std::collections::BTreeMap<String, String>) -> String {
+    let mut f = factors.clone();
+    f.remove("rep");
+    crate::table::with_all_factors(link.to_string(), &f)
+}
+
 /// The points of every series of a run, in the order first seen.
 pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
     let mut out: Vec<(Key, Vec<(f64, f64)>)> = Vec::new();
@@ -96,12 +105,18 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
             (None, Some(m)) if m > 0.0 => (1e9 / m, "time per round trip (from goodput)"),
             _ => continue,
         };
-        let key = (r.link.clone(), "pingpong", r.channels, "size_bytes", what);
+        let key = (series_name(&r.link, &r.factors), "pingpong", r.channels, "size_bytes", what);
         push(key, (r.size_bytes as f64, y));
     }
     for r in view.bulk.iter().filter(|r| r.status == "ok") {
         if let Some(s) = &r.transfer_ns {
-            let key = (r.link.clone(), "bulk", None, "total_bytes", "p50 transfer time");
+            let key = (
+                series_name(&r.link, &r.factors),
+                "bulk",
+                None,
+                "total_bytes",
+                "p50 transfer time",
+            );
             push(key, (r.total_bytes as f64, s.summary.p50));
         }
     }
@@ -112,8 +127,17 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
                 "p2h" => "time per message, peer → host",
                 _ => "time per message",
             };
-            let key = (r.link.clone(), "stream", None, "size_bytes", y);
+            let key = (series_name(&r.link, &r.factors), "stream", None, "size_bytes", y);
             push(key, (r.size_bytes as f64, 1e9 / m));
+        }
+    }
+    // One-way delays, one series per direction (the 002 paper's fit).
+    for r in view.oneway.iter().filter(|r| r.status == "ok") {
+        if let Some(s) = &r.oneway_ns {
+            let mut f = r.factors.clone();
+            f.insert("direction".into(), r.direction.clone());
+            let key = (series_name(&r.link, &f), "oneway", None, "size_bytes", "p50 one-way");
+            push(key, (r.size_bytes as f64, s.summary.p50));
         }
     }
     out

@@ -757,6 +757,10 @@ pub struct ChipArgs {
     /// A name for the run (`runs --label`, `compare --baseline`).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// An experiment in a file (plans/002-onchip.toml): its factors,
+    /// repetitions and random order replace the flags above.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub db: DbArgs,
 }

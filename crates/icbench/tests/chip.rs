@@ -126,3 +126,33 @@ fn a_responder_that_is_not_an_initiator_is_named() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("not an on-chip initiator"), "{err}");
 }
+
+#[test]
+fn a_plan_runs_its_repetitions_and_a_bad_plan_is_one_line() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let plan = dir.path().join("p.toml");
+    std::fs::write(
+        &plan,
+        "seed = 7\nrepetitions = 2\ncount = 20\nwarmup = 2\n[factors]\npattern = \"oneway\"\n\
+         size = [4, 64]\ndirection = [\"i2a\", \"a2i\"]\nregion = \"all\"\n",
+    )
+    .unwrap();
+    let out = chip(&db, peer, &["--plan", plan.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = rows(&v, "oneway");
+    // 2 sizes × 2 directions × 2 regions, each with its 2 repeats.
+    assert_eq!(cells.len(), 8, "{v}");
+    for c in cells {
+        assert_eq!(c["status"], "ok", "{c}");
+        assert_eq!(c["replicates"]["blocks"], 2, "{c}");
+    }
+    assert!(v.to_string().contains("random order (seed 7)"), "{v}");
+    std::fs::write(&plan, "[factors]\nregions = \"all\"\n").unwrap();
+    let out = chip(&db, peer, &["--plan", plan.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("line 2") && err.trim().lines().count() == 1, "{err}");
+}

@@ -3,6 +3,10 @@
 //! chip offers, builds the cells — pattern × size × direction × region ×
 //! notify — and stores each result as an ordinary cell, so that `show`,
 //! `model`, `effects`, `compare` and `report` read it like any run.
+//! `--plan FILE` (`plan.rs`) takes the factors from a file, with
+//! repetitions in a random order.
+
+mod plan;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -70,65 +74,175 @@ fn notifies(s: &str) -> Result<Vec<u8>> {
         .collect()
 }
 
-/// What the command line asks for, checked before anything is opened.
+/// What the command line (or the plan) asks for, checked before anything
+/// is opened.
 struct Ask {
     patterns: Vec<Pattern>,
     sizes: Vec<u32>,
     directions: Vec<OnChipDirection>,
     regions: Option<Vec<String>>,
     notifies: Vec<u8>,
+    count: u32,
+    warmup: u32,
+    window: u32,
+    blocks: u32,
+    repetitions: u32,
+    /// The random order's seed; `None`: the declared order.
+    seed: Option<u64>,
+    /// Where the cells came from, for the run's notes.
+    source: String,
 }
 
+/// The flags, with a plan's factors and settings in their place.
 fn ask(a: &ChipArgs) -> Result<Ask> {
-    let sizes = sizes::parse(&a.sizes).map_err(|e| bad(format!("-s: {e}")))?;
+    let Some(path) = &a.plan else { return ask_lists(Lists::of(a), None) };
+    let p = plan::read(path)?;
+    let f = &p.factors;
+    let or = |l: &Option<plan::Levels>, d: &str| l.as_ref().map_or(d.to_string(), |l| l.joined());
+    let lists = Lists {
+        patterns: or(&f.pattern, &a.patterns),
+        sizes: or(&f.size, &a.sizes),
+        directions: or(&f.direction, &a.direction),
+        regions: match &f.region {
+            Some(l) if l.joined() == "all" => None,
+            Some(l) => Some(l.joined()),
+            None => a.region.clone(),
+        },
+        notifies: or(&f.notify, &a.notify),
+        count: p.count.unwrap_or(a.count),
+        warmup: p.warmup.unwrap_or(a.warmup),
+        window: p.window.unwrap_or(a.window),
+        blocks: p.blocks.unwrap_or(a.blocks),
+        repetitions: p.repetitions.unwrap_or(1),
+    };
+    let seed = match p.order.as_deref() {
+        None | Some("random") => Some(p.seed.unwrap_or_else(|| meta::now_unix_ns() as u64)),
+        Some("declared") => None,
+        Some(o) => {
+            return Err(bad(format!(
+                "--plan {}: order '{o}': use random or declared",
+                path.display()
+            )));
+        }
+    };
+    let name = p.name.clone().unwrap_or_else(|| path.display().to_string());
+    ask_lists(lists, Some((name, seed)))
+}
+
+/// The comma lists and numbers an `Ask` is made from.
+struct Lists {
+    patterns: String,
+    sizes: String,
+    directions: String,
+    regions: Option<String>,
+    notifies: String,
+    count: u32,
+    warmup: u32,
+    window: u32,
+    blocks: u32,
+    repetitions: u32,
+}
+
+impl Lists {
+    fn of(a: &ChipArgs) -> Lists {
+        Lists {
+            patterns: a.patterns.clone(),
+            sizes: a.sizes.clone(),
+            directions: a.direction.clone(),
+            regions: a.region.clone(),
+            notifies: a.notify.clone(),
+            count: a.count,
+            warmup: a.warmup,
+            window: a.window,
+            blocks: a.blocks,
+            repetitions: 1,
+        }
+    }
+}
+
+fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
+    let sizes = sizes::parse(&l.sizes).map_err(|e| bad(format!("-s: {e}")))?;
     let sizes = sizes
         .into_iter()
         .map(|s| u32::try_from(s).map_err(|_| bad(format!("-s: {s} B is past 4 GiB"))))
         .collect::<Result<Vec<u32>>>()?;
-    if a.count == 0 {
+    if l.count == 0 {
         return Err(bad("--count 0: a cell measures at least one repetition"));
     }
-    if a.window == 0 || a.blocks == 0 {
-        return Err(bad("--window and --blocks are at least 1"));
+    if l.window == 0 || l.blocks == 0 || l.repetitions == 0 {
+        return Err(bad("--window, --blocks and a plan's repetitions are at least 1"));
     }
+    let (source, seed) = match plan {
+        Some((name, seed)) => (format!("plan {name}"), seed),
+        None => ("flags".to_string(), None),
+    };
     Ok(Ask {
-        patterns: patterns(&a.patterns)?,
+        patterns: patterns(&l.patterns)?,
         sizes,
-        directions: directions(&a.direction)?,
-        regions: a.region.as_deref().map(|r| list("--region", r)).transpose()?,
-        notifies: notifies(&a.notify)?,
+        directions: directions(&l.directions)?,
+        regions: l.regions.as_deref().map(|r| list("--region", r)).transpose()?,
+        notifies: notifies(&l.notifies)?,
+        count: l.count,
+        warmup: l.warmup,
+        window: l.window,
+        blocks: l.blocks,
+        repetitions: l.repetitions,
+        seed,
+        source,
     })
 }
 
-/// Every cell, in a fixed order: pattern, region, notify, direction, size.
-fn cells(a: &ChipArgs, ask: &Ask, chip: &Chip) -> Vec<ChipCell> {
+/// Every cell: pattern, region, notify, direction, size (and repetition),
+/// in that order or shuffled by the plan's seed.
+fn cells(ask: &Ask, chip: &Chip) -> Vec<ChipCell> {
     let regions = ask.regions.clone().unwrap_or_else(|| chip.regions.clone());
     let mut out = Vec::new();
+    for rep in 1..=ask.repetitions {
+        let rep = if ask.repetitions > 1 { rep } else { 0 };
+        declared(ask, &regions, rep, &mut out);
+    }
+    if let Some(seed) = ask.seed {
+        let mut rng = icbench_stats::Resampler::new(seed);
+        for i in (1..out.len()).rev() {
+            let j = rng.index_below(i + 1);
+            out.swap(i, j);
+        }
+    }
+    out
+}
+
+fn declared(ask: &Ask, regions: &[String], rep: u32, out: &mut Vec<ChipCell>) {
     for &pattern in &ask.patterns {
-        for region in &regions {
+        for region in regions {
             for &notify in &ask.notifies {
                 for &direction in &ask.directions {
                     for &size_bytes in &ask.sizes {
                         out.push(ChipCell {
                             pattern,
                             size_bytes,
-                            blocks: a.blocks,
+                            blocks: ask.blocks,
                             direction,
                             region: region.clone(),
                             notify,
-                            count: a.count,
-                            warmup: a.warmup,
-                            window: a.window,
+                            count: ask.count,
+                            warmup: ask.warmup,
+                            window: ask.window,
+                            rep,
                         });
                     }
                 }
             }
         }
     }
-    out
 }
 
-fn engine(a: &ChipArgs, timeout: Duration, host: u32, peer: u32) -> Result<EngineConfig> {
+fn engine(
+    a: &ChipArgs,
+    ask: &Ask,
+    timeout: Duration,
+    host: u32,
+    peer: u32,
+) -> Result<EngineConfig> {
     let peer_cmd = a
         .peer_cmd
         .as_deref()
@@ -145,7 +259,7 @@ fn engine(a: &ChipArgs, timeout: Duration, host: u32, peer: u32) -> Result<Engin
         budget: Budget {
             cell_time: Duration::from_secs(1),
             raw: false,
-            window: a.window,
+            window: ask.window,
             ci_target: None,
             ci_max_time: Duration::ZERO,
             channel_stagger: Duration::ZERO,
@@ -214,12 +328,12 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         return Err(bad(format!("--timeout {}: below the shortest honoured, 100ms", a.timeout)));
     }
     let (host, peer, usable) = crate::cmd::resolve_cpus(&CpuArgs { cpus: None })?;
-    let cfg = engine(a, timeout, host, peer)?;
+    let cfg = engine(a, &ask, timeout, host, peer)?;
     install_sigint();
     // What the chip offers decides the default regions; a cell it cannot
     // run is refused here, before a run exists.
     let chip = probe_chip(&cfg, &spec).map_err(bad)?;
-    let cells = cells(a, &ask, &chip);
+    let cells = cells(&ask, &chip);
     if let Some(why) = cells.iter().find_map(|c| icbench_engine::onchip::refuse(&chip, c)) {
         return Err(bad(why));
     }
@@ -236,11 +350,20 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     let mut meta = meta::gather(&placement, &clock, 0.0, 1e9 / f64::from(chip.timer_hz));
     meta.label = a.label.clone();
     meta.notes.extend(describe(&chip));
+    meta.notes.push(match ask.seed {
+        Some(seed) => format!(
+            "cells from {}: {} repetition(s), random order (seed {seed})",
+            ask.source, ask.repetitions
+        ),
+        None => {
+            format!("cells from {}: {} repetition(s), declared order", ask.source, ask.repetitions)
+        }
+    });
     let id = store.begin_run(&meta)?;
     eprintln!(
         "icbench: run {id}: {} on-chip cells through {spec} ({} repetitions each)",
         cells.len(),
-        a.count
+        ask.count
     );
     let mut obs = Collect { cells: Vec::new(), total: cells.len() };
     let how = run_chip(&cfg, &spec, &cells, &mut obs);
