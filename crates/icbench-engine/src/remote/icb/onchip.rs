@@ -10,7 +10,7 @@ use icbench_link::Link;
 use icbench_model::{CellData, LatencyHistogram, LinkCounters};
 use icbench_proto::FrameRef;
 use icbench_proto::FrameType;
-use icbench_proto::onchip::{Chip, OnChipPattern, OnChipStatus, RunCell, RunResult};
+use icbench_proto::onchip::{Chip, OnChipPattern, OnChipStatus, RunCell, RunResult, TickHist};
 
 use super::{Got, Icb, wire};
 use crate::pattern::CellError;
@@ -127,8 +127,18 @@ pub(crate) fn cell_data(
     }
     let ns = |ticks: f64| (ticks * 1e9 / f64::from(timer_hz)).round() as u64;
     let mut hist = LatencyHistogram::new();
-    for (v, n) in res.hist.values() {
-        hist.record_n(ns(v), u64::from(n));
+    // A chip's bucket holds values anywhere in its width (under 1 % of
+    // them): spread its count evenly across it rather than on its middle,
+    // so that a median CI narrower than a bucket is not printed as ±0 %.
+    for &(i, n) in &res.hist.buckets {
+        let (lo, w) = TickHist::bucket(i, res.hist.sub_bits);
+        if w == 1 {
+            hist.record_n(ns(lo as f64), u64::from(n));
+            continue;
+        }
+        for k in 0..n {
+            hist.record(ns(lo as f64 + (f64::from(k) + 0.5) * w as f64 / f64::from(n)));
+        }
     }
     let count = u64::from(cell.count);
     let (bytes, elapsed_ns) = match cell.pattern {
