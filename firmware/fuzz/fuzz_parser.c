@@ -5,7 +5,9 @@
  *
  * The first input byte chooses how the rest is cut into pieces (bits 0-5:
  * 1..64 bytes) and what is fed (bits 6-7: 0 the incremental parser alone,
- * 1 the icb responder, 2 dimtass, 3 raw).  Checked: no crash or UB, a frame
+ * 1 the icb responder with the on-chip initiator behind it (CHIP and RUN
+ * served: records decoded, refused cells answered, a CHIP reply longer than
+ * a frame fragmented), 2 dimtass, 3 raw).  Checked: no crash or UB, a frame
  * the parser returns re-encodes and decodes to the same fields, the parser
  * never holds more than its buffer, every input byte is consumed.
  */
@@ -14,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "icb_onchip.h"
 #include "icb_parser.h"
 #include "icb_responder.h"
 
@@ -70,6 +73,36 @@ static void parse(const uint8_t *data, size_t size, size_t cut)
 	}
 }
 
+/*
+ * An initiator whose side has no region: every RUN is checked, refused and
+ * answered at once (a fuzz input cannot make it wait for an agent).  Its
+ * labels make the CHIP reply longer than one frame.
+ */
+static void onchip(struct icb_responder *r, struct icb_oc_initiator *in, struct icb_oc_side *side,
+		   struct icb_oc_chip *chip, struct icb_hist *h, uint8_t *msg, size_t cap)
+{
+	static char labels[700];
+
+	memset(labels, 'x', sizeof(labels) - 2);
+	labels[3] = '=';
+	labels[sizeof(labels) - 2] = '\n';
+	memset(side, 0, sizeof(*side));
+	memset(chip, 0, sizeof(*chip));
+	chip->cores = 2;
+	chip->notify = ICB_NOTIFY_POLL;
+	chip->timer_hz = 1000000u;
+	chip->max_size = 256;
+	chip->nregions = 1;
+	chip->regions[0] = "fz";
+	chip->labels = labels;
+	in->side = side;
+	in->chip = chip;
+	in->hist = h;
+	in->msg = msg;
+	in->msg_cap = cap;
+	icb_responder_set_extra(r, icb_oc_serve, in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -78,6 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct icb_responder r;
 	struct icb_responder_config cfg;
 	struct icb_platform plat;
+	static struct icb_hist hist;
+	static uint8_t msg[ICB_OC_RESULT_MAX];
+	struct icb_oc_initiator in;
+	struct icb_oc_side side;
+	struct icb_oc_chip chip;
 	size_t sent = 0, cut;
 	int mode;
 
@@ -98,6 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plat.send = sink;
 	plat.now = NULL;
 	assert(icb_responder_init(&r, &cfg, &plat, rx, sizeof(rx), tx, sizeof(tx)) == 0);
+	if (mode == 1)
+		onchip(&r, &in, &side, &chip, &hist, msg, sizeof(msg));
 	while (size) {
 		size_t n = size < cut ? size : cut;
 
