@@ -153,7 +153,7 @@ fn measure(
     mut s: Session,
     chip: &Chip,
     cell: &ChipCell,
-) -> (Result<icbench_model::CellData, CellError>, Option<Session>) {
+) -> (Result<icbench_model::CellData, String>, Option<Session>) {
     let timeout_ms = u32::try_from(cfg.timeout.as_millis()).unwrap_or(u32::MAX);
     let run = cell.run_cell(chip, timeout_ms);
     // The chip bounds each of its waits by the timeout; the host allows
@@ -172,10 +172,21 @@ fn measure(
     wd.finish();
     s.abort.clear();
     match got {
-        Ok(res) => (onchip_cell_data(&run, &res, chip.timer_hz, cfg.timeout), Some(s)),
+        Ok(res) => (
+            onchip_cell_data(&run, &res, chip.timer_hz, cfg.timeout).map_err(|e| e.to_string()),
+            Some(s),
+        ),
+        // The link or the chip gave out: say how the peer ended, if it did.
         Err(e) => {
-            s.close(false);
-            (Err(e), None)
+            let reason = e.to_string();
+            let how = s.close(false);
+            (
+                Err(match how {
+                    Some(h) if !reason.contains(&h) => format!("{reason} ({h})"),
+                    _ => reason,
+                }),
+                None,
+            )
         }
     }
 }
@@ -221,7 +232,7 @@ pub fn run_chip(
             session = back;
             outcome = Some(match got {
                 Ok(d) => CellOutcome::Measured(d),
-                Err(e) => CellOutcome::Failed { reason: e.to_string() },
+                Err(reason) => CellOutcome::Failed { reason },
             });
             let retry = session.is_none() && attempt == 0 && !cfg.stop.load(Ordering::SeqCst);
             if !retry {

@@ -156,3 +156,42 @@ fn a_plan_runs_its_repetitions_and_a_bad_plan_is_one_line() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("line 2") && err.trim().lines().count() == 1, "{err}");
 }
+
+/// A reply damaged on the link (its CRC) is asked for once more on a
+/// fresh session, and a chip that keeps dying fails each cell with the
+/// reason while the run goes on.
+#[test]
+fn a_damaged_reply_is_requested_again_and_a_dead_chip_fails_its_cell() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let run = |fault: &str, db: &str| {
+        // Each icb-peer answers CAPS, CHIP and one RESULT before the fault.
+        let cmd = format!("{peer} --onchip - --fault {fault} --path {{path}}");
+        let db = dir.path().join(db);
+        let out = icbench()
+            .args(["chip", "-L", "pty", "--peer-cmd", &cmd, "--timeout", "2s", "--json"])
+            .args(["-p", "pingpong", "-s", "4,64,256", "--direction", "i2a"])
+            .args(["--region", "ram0", "--count", "20", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out, v)
+    };
+    let (out, v) = run("crc-after=3", "crc.db");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for c in rows(&v, "pingpong") {
+        assert_eq!(c["status"], "ok", "a corrupted RESULT was not asked for again: {c}");
+    }
+    // A chip that dies on every RESULT (after CAPS and CHIP): each cell
+    // fails with the reason, after its one retry, and the run goes on.
+    let (out, v) = run("die-after=2", "die.db");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cells = rows(&v, "pingpong");
+    assert_eq!(cells.len(), 3, "{v}");
+    for c in cells {
+        assert_eq!(c["status"], "failed", "{c}");
+        let reason = c["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("exit") || reason.contains("peer"), "{reason}");
+    }
+}
