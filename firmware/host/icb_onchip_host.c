@@ -23,6 +23,8 @@
 #define HOST_MAX_SIZE	65536u
 #define CTL_SLOTS	4u
 #define CTL_PAYLOAD	64u
+/* Raw samples a cell may return (RUN flag ICB_OC_RAW): 4 MiB of them */
+#define HOST_RAW	(1u << 20)
 
 /* A futex doorbell per direction; `seen` is the waiter's last reading */
 struct bell {
@@ -182,8 +184,10 @@ struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent,
 	h->initiator.side = &h->init.side;
 	h->initiator.chip = &h->chip;
 	h->initiator.hist = &h->hist;
-	h->initiator.msg_cap = ICB_OC_RESULT_MAX;
-	if (!(h->initiator.msg = malloc(h->initiator.msg_cap)))
+	h->initiator.msg_cap = ICB_OC_RESULT_RAW_MAX(HOST_RAW);
+	h->init.side.raw_cap = HOST_RAW;
+	if (!(h->initiator.msg = malloc(h->initiator.msg_cap)) ||
+	    !(h->init.side.raw = malloc(sizeof(uint32_t) * HOST_RAW)))
 		goto oom;
 	if (pin(pthread_self(), cpu_init, "initiator"))
 		return NULL;

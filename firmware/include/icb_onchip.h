@@ -39,13 +39,18 @@
 #define ICB_OC_RUN_LEN		28u
 #define ICB_OC_RESULT_HEADER	24u
 #define ICB_OC_MAX_REGIONS	8u
-/* Longest RESULT: header and a histogram with every bucket counted */
+/* Longest RESULT without raw samples: header and every bucket counted */
 #define ICB_OC_RESULT_MAX	(ICB_OC_RESULT_HEADER + ICB_HIST_MAX_WIRE)
+/* ... and with up to n raw samples */
+#define ICB_OC_RESULT_RAW_MAX(n) (ICB_OC_RESULT_MAX + 4u + 4u * (n))
 
 /* Frame types of the on-chip records (§1.2) */
 #define ICB_T_CHIP		10u
 #define ICB_T_RUN		11u
 #define ICB_T_RESULT		12u
+
+/* RUN flags */
+#define ICB_OC_RAW		0x01u
 
 enum icb_oc_pattern {
 	ICB_OC_ONEWAY = 1,
@@ -73,7 +78,7 @@ struct icb_oc_run {
 	uint8_t direction;	/* enum icb_oc_direction */
 	uint8_t region;		/* index into the chip's regions */
 	uint8_t notify;		/* one ICB_NOTIFY_* bit */
-	uint8_t flags;		/* bit 0: raw samples (not offered yet: refused) */
+	uint8_t flags;		/* ICB_OC_RAW: the samples too, in the order taken */
 	uint32_t size;		/* message bytes; bulk: bytes per transfer */
 	uint32_t count;		/* measured repetitions (stream: messages) */
 	uint32_t warmup;	/* repetitions before, not measured */
@@ -105,6 +110,10 @@ struct icb_oc_side {
 	uint8_t *rx;
 	uint32_t buf_cap;
 	uint16_t tag;				/* the current cell's (initiator: last used) */
+	/* initiator, optional: room for a cell's raw samples (RUN flag ICB_OC_RAW) */
+	uint32_t *raw;
+	uint32_t raw_cap;
+	uint32_t raw_n;				/* samples of the last cell */
 };
 
 /* How a cell ended (the RESULT header) */
@@ -122,6 +131,9 @@ int icb_oc_run_decode(const uint8_t *p, size_t len, struct icb_oc_run *run, uint
 void icb_oc_run_encode(const struct icb_oc_run *run, uint8_t out[ICB_OC_RUN_LEN]);
 size_t icb_oc_result_encode(const struct icb_oc_outcome *o, const struct icb_hist *h,
 			    uint8_t *out, size_t cap);
+/* The same with the raw samples after the histogram (u32 n, n × u32) */
+size_t icb_oc_result_encode_raw(const struct icb_oc_outcome *o, const struct icb_hist *h,
+				const uint32_t *raw, uint32_t n, uint8_t *out, size_t cap);
 
 /*
  * Check a cell against the chip: ICB_OC_OK, or ICB_OC_UNSUPPORTED with

@@ -108,6 +108,20 @@ int icb_oc_run_decode(const uint8_t *p, size_t len, struct icb_oc_run *run, uint
 	return 0;
 }
 
+size_t icb_oc_result_encode_raw(const struct icb_oc_outcome *o, const struct icb_hist *h,
+				const uint32_t *raw, uint32_t n, uint8_t *out, size_t cap)
+{
+	size_t len = icb_oc_result_encode(o, h, out, cap);
+	uint32_t i;
+
+	if (!len || (cap - len) / 4u < (size_t)n + 1u)
+		return 0;
+	icb_put_le32(out + len, n);
+	for (i = 0; i < n; i++)
+		icb_put_le32(out + len + 4u + 4u * i, raw[i]);
+	return len + 4u + 4u * (size_t)n;
+}
+
 size_t icb_oc_result_encode(const struct icb_oc_outcome *o, const struct icb_hist *h,
 			    uint8_t *out, size_t cap)
 {
@@ -146,7 +160,7 @@ static int icb_fits(const struct icb_oc_side *s, const struct icb_oc_run *run, u
 		return icb_refuse(bad, OFF_DIRECTION);
 	if (run->region >= s->nregions)
 		return icb_refuse(bad, OFF_REGION);
-	if (run->flags)
+	if (run->flags & ~ICB_OC_RAW)
 		return icb_refuse(bad, OFF_FLAGS);
 	if (run->size == 0 || (run->pattern != ICB_OC_BULK && run->size > max))
 		return icb_refuse(bad, OFF_SIZE);
@@ -168,6 +182,9 @@ int icb_oc_check(const struct icb_oc_chip *c, const struct icb_oc_side *s,
 		return icb_refuse(bad, OFF_REGION);
 	if (!(run->notify & c->notify) || (run->notify & (run->notify - 1u)))
 		return icb_refuse(bad, OFF_NOTIFY);
+	/* raw samples need the caller's room for every one */
+	if ((run->flags & ICB_OC_RAW) && (!s->raw || run->count > s->raw_cap))
+		return icb_refuse(bad, OFF_FLAGS);
 	return icb_fits(s, run, max, bad);
 }
 
@@ -262,13 +279,21 @@ static int icb_get(struct icb_cell *c, struct icb_xport *x, uint32_t want, struc
 
 #define BIT(k) (1u << (k))
 
+/* A measured sample on the initiator: the histogram, and the raw list */
+static void icb_keep(struct icb_cell *c, uint32_t ticks)
+{
+	icb_hist_record(c->h, ticks);
+	if ((c->run->flags & ICB_OC_RAW) && c->s->raw_n < c->s->raw_cap)
+		c->s->raw[c->s->raw_n++] = ticks;
+}
+
 /* A sample of this core: recorded here (initiator) or reported (agent) */
 static int icb_sample(struct icb_cell *c, uint32_t i, uint32_t ticks)
 {
 	if (c->report)
 		return icb_put(c, c->x, ICB_K_REPORT, ICB_OC_OK, i, ticks, NULL, 0);
 	if (i >= c->run->warmup)
-		icb_hist_record(c->h, ticks);
+		icb_keep(c, ticks);
 	return ICB_OC_OK;
 }
 
@@ -285,7 +310,7 @@ static int icb_take_report(struct icb_cell *c, uint32_t i)
 		return m.status;
 	}
 	if (i >= c->run->warmup) {
-		icb_hist_record(c->h, m.stamp);
+		icb_keep(c, m.stamp);
 		if (c->run->pattern == ICB_OC_BULK) {
 			c->out.window_ticks += m.stamp;
 			c->out.bytes += c->run->size;
@@ -323,7 +348,7 @@ static int icb_oneway_send(struct icb_cell *c)
 			return st;
 		/* the receiver's stamp came back: the initiator records it */
 		if (!c->report && i >= r->warmup)
-			icb_hist_record(c->h, m.stamp - t0);
+			icb_keep(c, m.stamp - t0);
 	}
 	return ICB_OC_OK;
 }
@@ -349,7 +374,7 @@ static int icb_oneway_recv(struct icb_cell *c)
 		if (st)
 			return st;
 		if (!c->report && i >= r->warmup)
-			icb_hist_record(c->h, t1 - m.stamp);
+			icb_keep(c, t1 - m.stamp);
 	}
 	return ICB_OC_OK;
 }
@@ -599,12 +624,14 @@ void icb_oc_initiate(struct icb_oc_side *s, const struct icb_oc_chip *chip,
 
 	icb_hist_reset(h);
 	memset(out, 0, sizeof(*out));
+	s->raw_n = 0;
 	out->status = (uint8_t)icb_oc_check(chip, s, run, &out->detail);
 	if (out->status)
 		return;
 	s->tag = (uint16_t)(s->tag + 1u);
 	icb_cell_init(&c, s, run, s->tag, 0, h);
 	icb_oc_run_encode(run, rec);
+	rec[5] = 0;	/* the agent reports samples either way */
 	c.x = &s->ctl;
 	st = icb_put(&c, &s->ctl, ICB_K_CELL, 0, 0, 0, rec, sizeof(rec));
 	c.x = &s->data[run->region];
@@ -683,7 +710,11 @@ int icb_oc_serve(void *ctx, struct icb_responder *r, const struct icb_frame *f)
 	} else {
 		icb_oc_initiate(in->side, in->chip, &run, in->hist, &out);
 	}
-	len = icb_oc_result_encode(&out, in->hist, in->msg, in->msg_cap);
+	if (out.status == ICB_OC_OK && (run.flags & ICB_OC_RAW))
+		len = icb_oc_result_encode_raw(&out, in->hist, in->side->raw, in->side->raw_n,
+					       in->msg, in->msg_cap);
+	else
+		len = icb_oc_result_encode(&out, in->hist, in->msg, in->msg_cap);
 	if (!len)
 		return 0;
 	icb_responder_reply(r, f, ICB_T_RESULT, in->msg, len);

@@ -123,7 +123,9 @@ static void test_records(struct icbt_counts *c)
 	run.pattern = ICB_OC_BULK;
 	run.window = 0;
 	CHECK(c, icb_oc_check(&chip, &side, &run, &bad) == ICB_OC_UNSUPPORTED && bad == 20);
-	run.flags = 1;
+	run.flags = ICB_OC_RAW;	/* no room for raw samples */
+	CHECK(c, icb_oc_check(&chip, &side, &run, &bad) == ICB_OC_UNSUPPORTED && bad == 5);
+	run.flags = 2;		/* reserved */
 	CHECK(c, icb_oc_check(&chip, &side, &run, &bad) == ICB_OC_UNSUPPORTED && bad == 5);
 }
 
@@ -217,6 +219,41 @@ static void one(struct icbt_counts *c, uint8_t pattern, uint8_t dir, uint8_t reg
 		CHECK(c, out.bytes == 200u * size && out.window_ticks >= H.sum / 2);
 }
 
+/* Raw samples: refused without room, else every one, in the histogram too */
+static void test_raw(struct icbt_counts *c)
+{
+	static uint32_t raw[300];
+	static uint8_t wire[ICB_OC_RESULT_RAW_MAX(300)];
+	struct icb_oc_run run = { ICB_OC_PINGPONG, ICB_OC_A2I, 0, ICB_NOTIFY_POLL, ICB_OC_RAW,
+				  64, 250, 5, 0, 2000 };
+	struct icb_oc_outcome out;
+	uint64_t sum = 0;
+	size_t len, hist_len;
+	uint32_t i;
+
+	icb_oc_initiate(&P.side[0], &CHIP, &run, &H, &out);
+	CHECK(c, out.status == ICB_OC_UNSUPPORTED && out.detail == 5);
+	P.side[0].raw = raw;
+	P.side[0].raw_cap = 200;
+	icb_oc_initiate(&P.side[0], &CHIP, &run, &H, &out);
+	CHECK(c, out.status == ICB_OC_UNSUPPORTED && out.detail == 5);
+	P.side[0].raw_cap = 300;
+	for (run.direction = 0; run.direction < 2; run.direction++) {
+		icb_oc_initiate(&P.side[0], &CHIP, &run, &H, &out);
+		CHECK(c, out.status == ICB_OC_OK && P.side[0].raw_n == 250 && H.count == 250);
+		for (i = 0, sum = 0; i < P.side[0].raw_n; i++)
+			sum += raw[i];
+		CHECK(c, sum == H.sum);
+	}
+	len = icb_oc_result_encode_raw(&out, &H, raw, 250, wire, sizeof(wire));
+	hist_len = icb_hist_wire_len(&H);
+	CHECK(c, len == ICB_OC_RESULT_HEADER + hist_len + 4 + 4 * 250);
+	CHECK(c, icb_get_le32(wire + ICB_OC_RESULT_HEADER + hist_len) == 250);
+	CHECK(c, icb_get_le32(wire + len - 4) == raw[249]);
+	CHECK(c, icb_oc_result_encode_raw(&out, &H, raw, 250, wire, len - 1) == 0);
+	P.side[0].raw = NULL;
+}
+
 static void test_cores(struct icbt_counts *c)
 {
 	struct icb_oc_run run = { ICB_OC_ONEWAY, ICB_OC_I2A, 1, ICB_NOTIFY_POLL, 0, 64, 50, 0, 0,
@@ -244,6 +281,7 @@ static void test_cores(struct icbt_counts *c)
 	/* and the next cell is clean again */
 	P.flip_at = 0;
 	one(c, ICB_OC_PINGPONG, ICB_OC_I2A, 1, 64);
+	test_raw(c);
 	P.stop = 1;
 	pthread_join(t, NULL);
 	/* no agent: a timeout, not a hang */

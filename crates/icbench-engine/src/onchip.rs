@@ -46,6 +46,8 @@ pub struct ChipCell {
     /// The repetition of a plan this cell is (stored as the `rep` factor,
     /// so that repetitions are replicate blocks of one cell); 0: none.
     pub rep: u32,
+    /// Bring every sample back too, not only the histogram.
+    pub raw: bool,
 }
 
 /// The factor value of an on-chip direction.
@@ -91,7 +93,7 @@ impl ChipCell {
             direction: self.direction,
             region,
             notify: self.notify,
-            raw: false,
+            raw: self.raw && self.pattern != Pattern::Stream,
             size,
             count: self.count,
             warmup: self.warmup,

@@ -757,6 +757,10 @@ pub struct ChipArgs {
     /// A name for the run (`runs --label`, `compare --baseline`).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// Keep every sample too, in the order taken (`export`), not only the
+    /// chip's histogram; the firmware must have room for them.
+    #[arg(long)]
+    pub raw: bool,
     /// An experiment in a file (plans/002-onchip.toml): its factors,
     /// repetitions and random order replace the flags above.
     #[arg(long, value_name = "FILE")]

@@ -195,3 +195,23 @@ fn a_damaged_reply_is_requested_again_and_a_dead_chip_fails_its_cell() {
         assert!(reason.contains("exit") || reason.contains("peer"), "{reason}");
     }
 }
+
+#[test]
+fn raw_samples_come_back_one_per_repetition() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let out = chip(
+        &db,
+        peer,
+        &["-p", "pingpong,oneway", "-s", "64", "--region", "ram0", "--count", "77", "--raw"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = icbench().args(["export", "-f", "csv", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&csv.stdout);
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for r in rows {
+        assert!(r.contains(",raw samples,77,"), "{r}");
+    }
+}

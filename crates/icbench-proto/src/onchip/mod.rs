@@ -304,6 +304,9 @@ pub struct RunResult {
     /// Latencies (one-way, round trip, or a whole bulk transfer), ticks;
     /// empty for stream.
     pub hist: TickHist,
+    /// The samples themselves, ticks, in the order taken, when the cell
+    /// asked for them ([`RunCell::raw`]).
+    pub raw: Option<Vec<u32>>,
 }
 
 impl RunResult {
@@ -313,6 +316,10 @@ impl RunResult {
         b.extend(self.window_ticks.to_le_bytes());
         b.extend(self.bytes.to_le_bytes());
         b.extend(self.hist.to_bytes());
+        if let Some(raw) = &self.raw {
+            b.extend((raw.len() as u32).to_le_bytes());
+            raw.iter().for_each(|v| b.extend(v.to_le_bytes()));
+        }
         b
     }
 
@@ -328,8 +335,23 @@ impl RunResult {
         };
         r.take(2)?;
         let (detail, window_ticks, bytes) = (r.u32()?, r.u64()?, r.u64()?);
-        let hist = TickHist::from_bytes(&p[r.at..])?;
-        Ok(RunResult { status, detail, window_ticks, bytes, hist })
+        // The histogram's length follows from its bucket count; raw samples
+        // (u32 n, n × u32), when asked for, come after it.
+        let rest = &p[r.at..];
+        let pairs = rest.get(2..4).map_or(0, |n| usize::from(u16::from_le_bytes([n[0], n[1]])));
+        let hist_len = (TickHist::HEADER + 6 * pairs).min(rest.len());
+        let hist = TickHist::from_bytes(&rest[..hist_len])?;
+        let raw = if hist_len == rest.len() {
+            None
+        } else {
+            let mut t = Reader { b: &rest[hist_len..], at: 0, record: "raw samples" };
+            let n = t.u32()? as usize;
+            if t.b.len() - 4 != n.saturating_mul(4) {
+                return Err(bad(R, format!("{} bytes of raw samples for {n}", t.b.len() - 4)));
+            }
+            Some((0..n).map(|_| t.u32()).collect::<Result<Vec<u32>, _>>()?)
+        };
+        Ok(RunResult { status, detail, window_ticks, bytes, hist, raw })
     }
 }
 

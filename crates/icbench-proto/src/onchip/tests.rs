@@ -65,8 +65,12 @@ fn every_record_round_trips() {
         window_ticks: 0,
         bytes: 0,
         hist: TickHist::of(&[5, 5, 130, 1000, 1003, 70_000], 7),
+        raw: None,
     };
     assert_eq!(RunResult::from_bytes(&res.to_bytes()).unwrap(), res);
+    // With the raw samples after the histogram.
+    let with_raw = RunResult { raw: Some(vec![5, 1000, 5, 70_000, 130, 1003]), ..res.clone() };
+    assert_eq!(RunResult::from_bytes(&with_raw.to_bytes()).unwrap(), with_raw);
     // Two values share [1000, 1004); the middle of a wide bucket stands
     // for its values, an exact one for itself.
     let v: Vec<(f64, u32)> = res.hist.values().collect();
@@ -83,16 +87,22 @@ fn a_record_cut_anywhere_or_with_bytes_past_its_end_is_refused() {
         window_ticks: 9,
         bytes: 64,
         hist: TickHist::of(&[1, 2, 300], 7),
+        raw: None,
     };
+    let with_raw = RunResult { raw: Some(vec![2, 300, 1]), ..res.clone() };
     type Read = fn(&[u8]) -> bool;
-    let cases: [(Vec<u8>, Read); 3] = [
+    let cases: [(Vec<u8>, Read); 4] = [
         (chip().to_bytes(), |b| Chip::from_bytes(b).is_ok()),
         (cell().to_bytes().to_vec(), |b| RunCell::from_bytes(b).is_ok()),
         (res.to_bytes(), |b| RunResult::from_bytes(b).is_ok()),
+        (with_raw.to_bytes(), |b| RunResult::from_bytes(b).is_ok()),
     ];
-    for (bytes, reads) in cases {
+    // Raw samples are optional: cut right after its histogram, a result
+    // reads as one without them (the host checks it got what it asked for).
+    let plain = res.to_bytes().len();
+    for (i, (bytes, reads)) in cases.into_iter().enumerate() {
         assert!(reads(&bytes));
-        for n in 0..bytes.len() {
+        for n in (0..bytes.len()).filter(|&n| !(i == 3 && n == plain)) {
             assert!(!reads(&bytes[..n]), "a {n}-byte prefix of {bytes:?} was read");
         }
         let mut long = bytes.clone();

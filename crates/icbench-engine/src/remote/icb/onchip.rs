@@ -153,6 +153,20 @@ pub(crate) fn cell_data(
             res.hist.count
         )));
     }
+    // Raw samples: exactly those asked for, one per repetition.
+    let raw_ns = match (&res.raw, cell.raw && cell.pattern != OnChipPattern::Stream) {
+        (Some(raw), true) if raw.len() as u64 == count => {
+            Some(raw.iter().map(|&t| ns(f64::from(t))).collect())
+        }
+        (None, false) => None,
+        (raw, asked) => {
+            return Err(wire(format!(
+                "on chip: {} raw samples came back, {} were asked for",
+                raw.as_ref().map_or(0, Vec::len),
+                if asked { count } else { 0 }
+            )));
+        }
+    };
     if cell.pattern == OnChipPattern::Stream && (elapsed_ns == 0 || bytes == 0) {
         return Err(wire("on chip: the stream's window is empty (count 1 and no warm-up?)"));
     }
@@ -162,7 +176,7 @@ pub(crate) fn cell_data(
         elapsed_ns,
         warmup_messages: u64::from(cell.warmup),
         latency: (cell.pattern != OnChipPattern::Stream).then_some(hist),
-        raw_ns: None,
+        raw_ns,
         window: (cell.pattern == OnChipPattern::Stream).then_some(cell.window),
         counters: LinkCounters::default(),
         channels: None,

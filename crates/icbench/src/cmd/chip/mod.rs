@@ -91,6 +91,7 @@ struct Ask {
     seed: Option<u64>,
     /// Where the cells came from, for the run's notes.
     source: String,
+    raw: bool,
 }
 
 /// The flags, with a plan's factors and settings in their place.
@@ -114,6 +115,7 @@ fn ask(a: &ChipArgs) -> Result<Ask> {
         window: p.window.unwrap_or(a.window),
         blocks: p.blocks.unwrap_or(a.blocks),
         repetitions: p.repetitions.unwrap_or(1),
+        raw: a.raw,
     };
     let seed = match p.order.as_deref() {
         None | Some("random") => Some(p.seed.unwrap_or_else(|| meta::now_unix_ns() as u64)),
@@ -141,6 +143,7 @@ struct Lists {
     window: u32,
     blocks: u32,
     repetitions: u32,
+    raw: bool,
 }
 
 impl Lists {
@@ -156,6 +159,7 @@ impl Lists {
             window: a.window,
             blocks: a.blocks,
             repetitions: 1,
+            raw: a.raw,
         }
     }
 }
@@ -189,6 +193,7 @@ fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
         repetitions: l.repetitions,
         seed,
         source,
+        raw: l.raw,
     })
 }
 
@@ -228,6 +233,7 @@ fn declared(ask: &Ask, regions: &[String], rep: u32, out: &mut Vec<ChipCell>) {
                             warmup: ask.warmup,
                             window: ask.window,
                             rep,
+                            raw: ask.raw,
                         });
                     }
                 }
