@@ -309,7 +309,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__chip)
-            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --plan --db --json --sysfs-root --dev-root --help"
+            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --raw --plan --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

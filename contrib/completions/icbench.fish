@@ -236,6 +236,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand chip" -l plan -d 'An exp
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l raw -d 'Keep every sample too, in the order taken (`export`), not only the chip\'s histogram; the firmware must have room for them'
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l json -d 'Print JSON instead of tables (with a schema_version)'
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -s h -l help -d 'Print help'
 complete -c icbench -n "__fish_icbench_using_subcommand rpmsg; and not __fish_seen_subcommand_from bind unbind help" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
