@@ -309,7 +309,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__chip)
-            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --raw --plan --db --json --sysfs-root --dev-root --help"
+            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --image --flash-cmd --raw --plan --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -376,6 +376,14 @@ _icbench() {
                     return 0
                     ;;
                 --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --flash-cmd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -232,6 +232,8 @@ complete -c icbench -n "__fish_icbench_using_subcommand chip" -l window -d 'Stre
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l blocks -d 'Bulk: blocks per transfer' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l timeout -d 'Longest wait for the other core (on the chip) and for the chip' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l label -d 'A name for the run (`runs --label`, `compare --baseline`)' -r
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l image -d 'Firmware images to measure (comma list of files): each is put on the chip by --flash-cmd before its cells, and is the `image` factor' -r
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l flash-cmd -d 'The command that puts an image on the chip, `{image}` where its path goes (no shell), e.g. \'openocd -f board.cfg -c program {image} verify reset exit\'. At most 300 s each' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l plan -d 'An experiment in a file (plans/002-onchip.toml): its factors, repetitions and random order replace the flags above' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F

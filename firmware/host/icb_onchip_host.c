@@ -52,6 +52,7 @@ struct icb_host_onchip {
 	struct icb_hist hist;
 	struct icb_oc_initiator initiator;
 	uint8_t *bufs[4];
+	char labels[1024];
 	pthread_t thread;
 };
 
@@ -149,10 +150,9 @@ static void *agent_main(void *arg)
 	return NULL;
 }
 
-struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent,
+struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent, const char *labels,
 					      struct icb_oc_initiator **init)
 {
-	static const char labels[] = "port=host\ntimer=CLOCK_MONOTONIC_RAW\n";
 	struct icb_host_onchip *h = calloc(1, sizeof(*h));
 	uint32_t i;
 	int err;
@@ -180,7 +180,9 @@ struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent,
 	h->chip.nregions = HOST_REGIONS;
 	h->chip.regions[0] = "ram0";
 	h->chip.regions[1] = "ram1";
-	h->chip.labels = labels;
+	snprintf(h->labels, sizeof(h->labels), "port=host\ntimer=CLOCK_MONOTONIC_RAW\n%s",
+		 labels ? labels : "");
+	h->chip.labels = h->labels;
 	h->initiator.side = &h->init.side;
 	h->initiator.chip = &h->chip;
 	h->initiator.hist = &h->hist;

@@ -19,11 +19,12 @@ struct icb_host_onchip;
 
 /*
  * Start the agent thread on cpu_agent and pin the caller to cpu_init
- * (negative: leave unpinned); returns NULL with a message on stderr when
+ * (negative: leave unpinned); `labels` ("key=value\n" lines, or NULL) are
+ * added to the CHIP record's.  Returns NULL with a message on stderr when
  * memory, the thread or a pinning is refused.  Install the returned
  * initiator with icb_responder_set_extra(r, icb_oc_serve, init).
  */
-struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent,
+struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent, const char *labels,
 					      struct icb_oc_initiator **init);
 
 #endif /* ICB_ONCHIP_HOST_H */

@@ -158,6 +158,7 @@ static void usage(FILE *out)
 	      "  --stats              print the counters to stderr at exit\n"
 	      "  --onchip A,B         also serve on-chip cells (CHIP/RUN) between two threads\n"
 	      "                       pinned to CPUs A and B (- : unpinned), issue #16\n"
+	      "  --label KEY=VALUE    add a build label to the on-chip CHIP record (repeatable)\n"
 	      "  --fault KIND-after=N misbehave after N replies (testing): hang, die,\n"
 	      "                       garbage, truncate or crc\n"
 	      "  -h, --help           this text\n", out);
@@ -182,6 +183,7 @@ struct options {
 	enum fault_kind fault;
 	unsigned long fault_after;
 	int onchip;		/* --onchip: serve CHIP/RUN with two threads */
+	char labels[512];	/* --label K=V lines for the CHIP record */
 	int cpu_init;
 	int cpu_agent;
 	struct icb_responder_config cfg;
@@ -253,7 +255,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			    strcmp(a, "--max-frame") == 0 || strcmp(a, "--rx-slots") == 0 ||
 			    strcmp(a, "--credit-batch") == 0 || strcmp(a, "--ack-every") == 0 ||
 			    strcmp(a, "--baud") == 0 || strcmp(a, "--fault") == 0 ||
-			    strcmp(a, "--onchip") == 0;
+			    strcmp(a, "--onchip") == 0 || strcmp(a, "--label") == 0;
 
 		if (takes && !v) {
 			fprintf(stderr, "icb-peer: %s needs a value\n", a);
@@ -276,6 +278,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (strcmp(a, "--onchip") == 0) {
 			if (parse_onchip(v, o) < 0)
 				return -1;
+		} else if (strcmp(a, "--label") == 0) {
+			size_t have = strlen(o->labels);
+
+			if (!strchr(v, '=') || strchr(v, '\n') ||
+			    have + strlen(v) + 2 > sizeof(o->labels)) {
+				fprintf(stderr, "icb-peer: --label wants KEY=VALUE (512 bytes in all)\n");
+				return -1;
+			}
+			strcat(o->labels, v);
+			strcat(o->labels, "\n");
 		} else if (strcmp(a, "--protocol") == 0) {
 			if (strcmp(v, "icb") == 0)
 				o->cfg.proto = ICB_PROTO_ICB;
@@ -413,7 +425,7 @@ int main(int argc, char **argv)
 			fputs("icb-peer: --onchip needs --protocol icb\n", stderr);
 			return 2;
 		}
-		if (!icb_host_onchip_start(o.cpu_init, o.cpu_agent, &init))
+		if (!icb_host_onchip_start(o.cpu_init, o.cpu_agent, o.labels, &init))
 			return 1;
 		icb_responder_set_extra(&r, icb_oc_serve, init);
 	}

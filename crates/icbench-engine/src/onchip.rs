@@ -48,6 +48,9 @@ pub struct ChipCell {
     pub rep: u32,
     /// Bring every sample back too, not only the histogram.
     pub raw: bool,
+    /// The firmware image the cell runs on (a path for `--flash-cmd`),
+    /// stored as the `image` factor; None: whatever the chip runs.
+    pub image: Option<String>,
 }
 
 /// The factor value of an on-chip direction.
@@ -56,6 +59,11 @@ pub fn direction_name(d: OnChipDirection) -> &'static str {
         OnChipDirection::I2a => "i2a",
         OnChipDirection::A2i => "a2i",
     }
+}
+
+/// An image's factor level: its file name, without the directories.
+pub fn image_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The name of one notify bit.
@@ -75,6 +83,10 @@ impl ChipCell {
         .with("direction", direction_name(self.direction))
         .with("region", &self.region)
         .with("notify", notify_name(self.notify));
+        let key = match &self.image {
+            Some(i) => key.with("image", image_name(i)),
+            None => key,
+        };
         if self.rep > 0 { key.with("rep", self.rep) } else { key }
     }
 
@@ -193,62 +205,124 @@ fn measure(
     }
 }
 
+/// Puts a firmware image on the chip between cells: the user's
+/// `--flash-cmd` with the image's path; `Err` says why it could not.
+pub type Flash<'a> = &'a mut dyn FnMut(&str) -> Result<(), String>;
+
 /// Measures `cells` on the chip behind `spec`, reporting each to `obs`.
-/// Returns the chip's description, or one line saying why nothing could
-/// be measured (no answer, not an initiator, a cell the chip cannot run).
+/// `on_chip`: the image already on it (None: whatever is there). When a
+/// cell names another image, the session closes, `flash` puts that image
+/// on the chip, and the next session asks again what the chip offers (its
+/// labels go to the run's notes through `obs`); a cell the new image cannot
+/// run fails with the reason. A cell whose reply is lost or damaged is
+/// asked for once more on a fresh session.
 pub fn run_chip(
     cfg: &EngineConfig,
     spec: &LinkSpec,
     cells: &[ChipCell],
     obs: &mut dyn Observer,
-) -> Result<(Chip, LinkRun), String> {
-    let (first, chip) = open(cfg, spec)?;
-    if let Some(why) = cells.iter().find_map(|c| refuse(&chip, c)) {
-        first.close(true);
-        return Err(why);
-    }
-    let mut session = Some(first);
+    on_chip: Option<String>,
+    flash: Flash<'_>,
+) -> LinkRun {
+    let mut image = on_chip;
+    let mut now: Option<(Session, Chip)> = None;
+    let mut chip: Option<Chip> = None;
     for cell in cells {
         if cfg.stop.load(Ordering::SeqCst) {
-            if let Some(s) = session.take() {
+            if let Some((s, _)) = now.take() {
                 s.close(false);
             }
-            return Ok((chip, LinkRun::Interrupted));
+            return LinkRun::Interrupted;
         }
         let key = cell.key(spec);
         obs.cell_started(&key);
-        let mut outcome = None;
-        // A lost or damaged reply: once more on a fresh session.
-        for attempt in 0..2 {
-            let s = match session.take() {
-                Some(s) => s,
-                None => match open(cfg, spec) {
-                    Ok((s, _)) => s,
-                    Err(reason) => {
-                        outcome = Some(CellOutcome::Failed { reason });
-                        break;
-                    }
-                },
-            };
-            let (got, back) = measure(cfg, s, &chip, cell);
-            session = back;
-            outcome = Some(match got {
-                Ok(d) => CellOutcome::Measured(d),
-                Err(reason) => CellOutcome::Failed { reason },
-            });
-            let retry = session.is_none() && attempt == 0 && !cfg.stop.load(Ordering::SeqCst);
-            if !retry {
-                break;
+        let outcome = match prepare(cfg, spec, cell, &mut image, &mut now, &mut chip, obs, flash) {
+            Err(reason) => CellOutcome::Failed { reason },
+            Ok(()) => {
+                let c = chip.as_ref().expect("prepared");
+                let (outcome, back) = attempt(cfg, spec, now.take().map(|(s, _)| s), c, cell);
+                now = back.map(|s| (s, c.clone()));
+                outcome
             }
-        }
-        let outcome =
-            outcome.unwrap_or_else(|| CellOutcome::Failed { reason: "not measured".into() });
+        };
         obs.cell_finished(&CellResult { key, outcome });
     }
-    if let Some(s) = session {
+    if let Some((s, _)) = now {
         s.close(true);
     }
-    Ok((chip, LinkRun::Completed))
+    LinkRun::Completed
+}
+
+/// Gets the chip ready for `cell`: its image flashed if it names another,
+/// a session open, the cell within what the chip offers.
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    cfg: &EngineConfig,
+    spec: &LinkSpec,
+    cell: &ChipCell,
+    image: &mut Option<String>,
+    now: &mut Option<(Session, Chip)>,
+    chip: &mut Option<Chip>,
+    obs: &mut dyn Observer,
+    flash: Flash<'_>,
+) -> Result<(), String> {
+    if let Some(want) = cell.image.as_ref().filter(|w| image.as_ref() != Some(*w)) {
+        if let Some((s, _)) = now.take() {
+            s.close(true);
+        }
+        *chip = None;
+        *image = None;
+        flash(want).map_err(|why| format!("flashing {want}: {why}"))?;
+        *image = Some(want.clone());
+    }
+    if now.is_none() {
+        let (s, c) = open(cfg, spec)?;
+        if chip.as_ref() != Some(&c) {
+            let labels: Vec<String> = c.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            obs.run_note(&format!(
+                "image {}: firmware built with {}",
+                image.as_deref().unwrap_or("as found"),
+                if labels.is_empty() { "no labels".to_string() } else { labels.join(", ") }
+            ));
+        }
+        *chip = Some(c.clone());
+        *now = Some((s, c));
+    }
+    match refuse(chip.as_ref().expect("just set"), cell) {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
+}
+
+/// Measures a cell, once more on a fresh session if the first reply was
+/// lost or damaged; the session back when it is still sound.
+fn attempt(
+    cfg: &EngineConfig,
+    spec: &LinkSpec,
+    mut session: Option<Session>,
+    chip: &Chip,
+    cell: &ChipCell,
+) -> (CellOutcome, Option<Session>) {
+    let mut outcome = CellOutcome::Failed { reason: "not measured".into() };
+    for attempt in 0..2 {
+        let s = match session.take() {
+            Some(s) => s,
+            None => match open(cfg, spec) {
+                Ok((s, _)) => s,
+                Err(reason) => return (CellOutcome::Failed { reason }, None),
+            },
+        };
+        let (got, back) = measure(cfg, s, chip, cell);
+        session = back;
+        outcome = match got {
+            Ok(d) => CellOutcome::Measured(d),
+            Err(reason) => CellOutcome::Failed { reason },
+        };
+        if session.is_some() || attempt == 1 || cfg.stop.load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    (outcome, session)
 }
 
 /// Asks the firmware behind `spec` what it offers, and lets it go.

@@ -757,6 +757,15 @@ pub struct ChipArgs {
     /// A name for the run (`runs --label`, `compare --baseline`).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// Firmware images to measure (comma list of files): each is put on
+    /// the chip by --flash-cmd before its cells, and is the `image` factor.
+    #[arg(long, value_name = "LIST")]
+    pub image: Option<String>,
+    /// The command that puts an image on the chip, `{image}` where its path
+    /// goes (no shell), e.g. 'openocd -f board.cfg -c program {image} verify
+    /// reset exit'. At most 300 s each.
+    #[arg(long, value_name = "CMD")]
+    pub flash_cmd: Option<String>,
     /// Keep every sample too, in the order taken (`export`), not only the
     /// chip's histogram; the firmware must have room for them.
     #[arg(long)]

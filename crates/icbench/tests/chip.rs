@@ -215,3 +215,56 @@ fn raw_samples_come_back_one_per_repetition() {
         assert!(r.contains(",raw samples,77,"), "{r}");
     }
 }
+
+/// Images as a factor: the flash command puts each on the "chip" (here a
+/// file the host build's wrapper reads its build label from) before its
+/// cells; each cell carries its image, and the notes each image's labels.
+#[test]
+fn each_image_is_flashed_before_its_cells_and_is_a_factor() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    for (name, label) in [("O2.img", "cflags=-O2"), ("Os.img", "cflags=-Os")] {
+        std::fs::write(dir.path().join(name), label).unwrap();
+    }
+    let wrapper = dir.path().join("peer.sh");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec {peer} --onchip - --label \"$(cat {d}/current)\" --path \"$1\"\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let db = dir.path().join("c.db");
+    let list = format!("{d}/O2.img,{d}/Os.img");
+    let out = icbench()
+        .args(["chip", "-L", "pty", "--peer-cmd", &format!("{d}/peer.sh {{path}}")])
+        .args(["--image", &list, "--flash-cmd", &format!("cp {{image}} {d}/current")])
+        .args(["-p", "pingpong", "-s", "64", "--direction", "i2a", "--region", "ram0"])
+        .args(["--count", "20", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = rows(&v, "pingpong");
+    let images: Vec<&str> = cells.iter().filter_map(|c| c["factors"]["image"].as_str()).collect();
+    assert_eq!(images, ["O2.img", "Os.img"], "{v}");
+    assert!(cells.iter().all(|c| c["status"] == "ok"), "{v}");
+    let notes = v["meta"]["notes"].to_string();
+    assert!(notes.contains("image") && notes.contains("cflags=-Os"), "{notes}");
+
+    // A flash that fails: one line before a run exists; no command: refused.
+    let out = icbench()
+        .args(["chip", "-L", "pty", "--peer-cmd", &format!("{d}/peer.sh {{path}}")])
+        .args(["--image", &list, "--flash-cmd", "false {image}", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("flashing") && err.contains("false ended with"), "{err}");
+    let out = icbench().args(["chip", "-L", "pty", "--image", &list, "--db"]).arg(&db).output();
+    let err = String::from_utf8_lossy(&out.unwrap().stderr).to_string();
+    assert!(err.contains("--image needs --flash-cmd"), "{err}");
+}

@@ -6,6 +6,7 @@
 //! `--plan FILE` (`plan.rs`) takes the factors from a file, with
 //! repetitions in a random order.
 
+mod flash;
 mod plan;
 
 use std::process::ExitCode;
@@ -92,6 +93,9 @@ struct Ask {
     /// Where the cells came from, for the run's notes.
     source: String,
     raw: bool,
+    /// Firmware images, each a level of the `image` factor (none: the
+    /// chip as it is).
+    images: Vec<String>,
 }
 
 /// The flags, with a plan's factors and settings in their place.
@@ -116,6 +120,7 @@ fn ask(a: &ChipArgs) -> Result<Ask> {
         blocks: p.blocks.unwrap_or(a.blocks),
         repetitions: p.repetitions.unwrap_or(1),
         raw: a.raw,
+        images: f.image.as_ref().map(|l| l.joined()).or_else(|| a.image.clone()),
     };
     let seed = match p.order.as_deref() {
         None | Some("random") => Some(p.seed.unwrap_or_else(|| meta::now_unix_ns() as u64)),
@@ -144,6 +149,7 @@ struct Lists {
     blocks: u32,
     repetitions: u32,
     raw: bool,
+    images: Option<String>,
 }
 
 impl Lists {
@@ -160,6 +166,7 @@ impl Lists {
             blocks: a.blocks,
             repetitions: 1,
             raw: a.raw,
+            images: a.image.clone(),
         }
     }
 }
@@ -194,6 +201,10 @@ fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
         seed,
         source,
         raw: l.raw,
+        images: match l.images.as_deref() {
+            Some(i) => list("--image", i)?,
+            None => Vec::new(),
+        },
     })
 }
 
@@ -202,9 +213,18 @@ fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
 fn cells(ask: &Ask, chip: &Chip) -> Vec<ChipCell> {
     let regions = ask.regions.clone().unwrap_or_else(|| chip.regions.clone());
     let mut out = Vec::new();
+    let images: Vec<Option<String>> = if ask.images.is_empty() {
+        vec![None]
+    } else {
+        ask.images.iter().cloned().map(Some).collect()
+    };
     for rep in 1..=ask.repetitions {
         let rep = if ask.repetitions > 1 { rep } else { 0 };
-        declared(ask, &regions, rep, &mut out);
+        for image in &images {
+            let from = out.len();
+            declared(ask, &regions, rep, &mut out);
+            out[from..].iter_mut().for_each(|c| c.image = image.clone());
+        }
     }
     if let Some(seed) = ask.seed {
         let mut rng = icbench_stats::Resampler::new(seed);
@@ -234,6 +254,7 @@ fn declared(ask: &Ask, regions: &[String], rep: u32, out: &mut Vec<ChipCell>) {
                             window: ask.window,
                             rep,
                             raw: ask.raw,
+                            image: None,
                         });
                     }
                 }
@@ -301,10 +322,11 @@ fn describe(chip: &Chip) -> Vec<String> {
     notes
 }
 
-/// Collects the cells and says how far the run is.
+/// Collects the cells and the engine's notes, and says how far the run is.
 struct Collect {
     cells: Vec<CellResult>,
     total: usize,
+    notes: Vec<String>,
 }
 
 impl Observer for Collect {
@@ -324,6 +346,9 @@ impl Observer for Collect {
     fn cell_finished(&mut self, r: &CellResult) {
         self.cells.push(r.clone());
     }
+    fn run_note(&mut self, note: &str) {
+        self.notes.push(note.to_string());
+    }
 }
 
 pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
@@ -335,13 +360,27 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     }
     let (host, peer, usable) = crate::cmd::resolve_cpus(&CpuArgs { cpus: None })?;
     let cfg = engine(a, &ask, timeout, host, peer)?;
+    let flash_argv = flash::check(&ask.images, a.flash_cmd.as_deref())?;
     install_sigint();
-    // What the chip offers decides the default regions; a cell it cannot
-    // run is refused here, before a run exists.
+    // The first image on the chip, then what it offers decides the default
+    // regions; a cell it cannot run is refused here, before a run exists.
+    let mut on_chip = None;
+    if let (Some(argv), Some(first)) = (&flash_argv, ask.images.first()) {
+        flash::flash(argv, first).map_err(|why| bad(format!("flashing {first}: {why}")))?;
+        on_chip = Some(first.clone());
+    }
     let chip = probe_chip(&cfg, &spec).map_err(bad)?;
-    let cells = cells(&ask, &chip);
-    if let Some(why) = cells.iter().find_map(|c| icbench_engine::onchip::refuse(&chip, c)) {
+    let mut cells = cells(&ask, &chip);
+    if let Some(why) = cells
+        .iter()
+        .filter(|c| c.image == on_chip)
+        .find_map(|c| icbench_engine::onchip::refuse(&chip, c))
+    {
         return Err(bad(why));
+    }
+    // Start with the image on the chip: one flash fewer.
+    if let Some(i) = cells.iter().position(|c| c.image == on_chip) {
+        cells[..=i].rotate_right(1);
     }
     let mut store = open_store(&a.db.db)?;
     let placement = Placement {
@@ -371,16 +410,18 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         cells.len(),
         ask.count
     );
-    let mut obs = Collect { cells: Vec::new(), total: cells.len() };
-    let how = run_chip(&cfg, &spec, &cells, &mut obs);
+    let mut obs = Collect { cells: Vec::new(), total: cells.len(), notes: Vec::new() };
+    let mut put = |image: &str| match &flash_argv {
+        Some(argv) => flash::flash(argv, image),
+        None => Err("no --flash-cmd".to_string()),
+    };
+    let how = run_chip(&cfg, &spec, &cells, &mut obs, on_chip, &mut put);
     eprintln!();
     for c in &obs.cells {
         store.insert_cell(id, c)?;
     }
-    let interrupted = matches!(how, Ok((_, LinkRun::Interrupted))) || STOP.load(Ordering::SeqCst);
-    if let Err(why) = &how {
-        meta.notes.push(format!("stopped: {why}"));
-    }
+    meta.notes.append(&mut obs.notes);
+    let interrupted = how == LinkRun::Interrupted || STOP.load(Ordering::SeqCst);
     let status = if interrupted { RunStatus::Interrupted } else { RunStatus::Finished };
     store.finish_run(id, status, meta::now_unix_ns(), None, &meta.notes)?;
     let (_, view) = load_view(&store, &a.db.db, &id.0.to_string())?;
@@ -395,9 +436,6 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     if interrupted {
         eprintln!("icbench: interrupted: run {id} keeps what was measured");
         return Ok(crate::cmd::run::interrupted_exit());
-    }
-    if let Err(why) = how {
-        return Err(anyhow::anyhow!("run {id} stopped: {why}"));
     }
     if failed > 0 {
         eprintln!(

@@ -39,6 +39,8 @@ pub(super) struct Factors {
     /// `"all"`: every region the chip offers.
     pub region: Option<Levels>,
     pub notify: Option<Levels>,
+    /// Firmware images (files), put on the chip by `--flash-cmd`.
+    pub image: Option<Levels>,
 }
 
 #[derive(Debug, Deserialize)]
