@@ -90,6 +90,17 @@ static void bell_wait(void *ctx, uint8_t notify)
 	b->seen = __atomic_load_n(b->rx, __ATOMIC_SEQ_CST);
 }
 
+/* A spinning look that found nothing: tell the core (and its sibling) */
+static void spin_relax(void *ctx)
+{
+	(void)ctx;
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 static int pin(pthread_t t, int cpu, const char *who)
 {
 	cpu_set_t set;
@@ -123,6 +134,7 @@ static int core_init(struct icb_host_onchip *h, struct core *c, int initiator, u
 		c->hooks[i].invalidate = NULL;
 		c->hooks[i].signal = bell_signal;
 		c->hooks[i].wait = bell_wait;
+		c->hooks[i].relax = spin_relax;
 	}
 	err = icb_ring_pair_init(&c->ctl, &c->side.ctl, h->mem[0], h->mem_bytes[0], CTL_SLOTS,
 				 CTL_PAYLOAD, &c->hooks[0], initiator, initiator);
@@ -163,7 +175,7 @@ struct icb_host_onchip *icb_host_onchip_start(int cpu_init, int cpu_agent, const
 	for (i = 1; i <= HOST_REGIONS; i++)
 		h->mem_bytes[i] = 2 * icb_ring_bytes(HOST_SLOTS, HOST_MAX_SIZE);
 	for (i = 0; i <= HOST_REGIONS; i++)
-		if (posix_memalign(&h->mem[i], 64, h->mem_bytes[i]))
+		if (posix_memalign(&h->mem[i], ICB_RING_ALIGN, h->mem_bytes[i]))
 			goto oom;
 	for (i = 0; i < 4; i++)
 		if (!(h->bufs[i] = malloc(HOST_MAX_SIZE)))

@@ -18,12 +18,19 @@
  *   wait    while recv finds nothing: sleep until signalled (WFI on the
  *           doorbell, WFE), or return at once when polling
  *
- * The ring is written for memory both cores map at once.  Its indexes are
- * 32-bit words written by one side only (head by the producer, tail by the
- * consumer), each in a 32-byte line of its own so that a cacheable region
- * (Cortex-M7 D-cache: 32-byte lines) needs only the clean/invalidate hooks
- * around them; ICB_BARRIER orders the payload before the index that
- * publishes it (a DMB on Arm, a fence on the host build's threads).
+ * The ring is written for memory both cores map at once.  Each slot starts
+ * with a publish word the producer sets to the message's index + 1 once
+ * the message is in place: the consumer polls the slot itself, so a small
+ * message crosses as its slot's lines and nothing else (no head index to
+ * bounce; the design of icbench's own shm ring, crates/icbench-link/src/
+ * sys/shm.rs).  The consumer's index, read by the producer only when the
+ * ring looks full, sits on a line of its own.  Slots are aligned to
+ * ICB_RING_ALIGN bytes (32 by default: the Cortex-M7 D-cache line; the
+ * host build uses 128, for x86's adjacent-line prefetch), so a cacheable
+ * region needs only the clean/invalidate hooks.  ICB_RELEASE orders the payload before the index that
+ * publishes it and ICB_ACQUIRE the index before the payload it covers: a
+ * DMB on Arm, only a compiler barrier on x86's total store order (a full
+ * fence there cost the host build a third of its round trip).
  */
 #ifndef ICB_XPORT_H
 #define ICB_XPORT_H
@@ -31,8 +38,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef ICB_BARRIER
-#define ICB_BARRIER() __sync_synchronize()
+#ifndef ICB_RELEASE
+#define ICB_RELEASE() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
+#ifndef ICB_ACQUIRE
+#define ICB_ACQUIRE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #endif
 
 /* Notify modes: a cell's `notify` and the CHIP record's bit set (§1.10) */
@@ -42,6 +52,17 @@
 
 /* Bytes of the header before each message's payload */
 #define ICB_MSG_HDR		16u
+
+/* The ring's slot alignment (a power of two, at least 32) */
+#ifndef ICB_RING_ALIGN
+#define ICB_RING_ALIGN		32u
+#endif
+/* A slot: the publish word, the message header, the payload */
+#define ICB_RING_SLOT_HDR	(4u + ICB_MSG_HDR)
+#define ICB_RING_SLOT(p)	(((p) + ICB_RING_SLOT_HDR + ICB_RING_ALIGN - 1u) & \
+				 ~(ICB_RING_ALIGN - 1u))
+/* Memory for a ring of n slots of up to p payload bytes (icb_ring_bytes) */
+#define ICB_RING_BYTES(n, p)	(ICB_RING_ALIGN + (n) * ICB_RING_SLOT(p))
 
 /* What travels with each message besides its payload */
 struct icb_msg {
@@ -77,14 +98,14 @@ struct icb_ring_hooks {
 	void (*signal)(void *ctx, uint8_t notify);
 	/* wait to be rung (DOORBELL: until the interrupt, EVENT: WFE) */
 	void (*wait)(void *ctx, uint8_t notify);
+	/* POLL: on each look that found nothing (x86 PAUSE, Arm YIELD) */
+	void (*relax)(void *ctx);
 };
 
-/* The indexes at the start of each ring's memory, one line each */
+/* The consumer's index at the start of each ring's memory, a line alone */
 struct icb_ring_ctrl {
-	volatile uint32_t head;		/* written by the producer only */
-	uint32_t pad0[7];
 	volatile uint32_t tail;		/* written by the consumer only */
-	uint32_t pad1[7];
+	uint8_t pad[ICB_RING_ALIGN - 4u];
 };
 
 /* One direction: this core's view of a ring in shared memory */
@@ -92,8 +113,9 @@ struct icb_ring {
 	struct icb_ring_ctrl *ctrl;
 	uint8_t *slots;
 	uint32_t nslots;
-	uint32_t slot_bytes;		/* header + payload, a multiple of 32 */
+	uint32_t slot_bytes;		/* ICB_RING_SLOT(max payload) */
 	uint32_t index;			/* producer: next head; consumer: next tail */
+	uint32_t seen;			/* producer: the consumer's tail as last read */
 	const struct icb_ring_hooks *hooks;
 };
 
@@ -101,8 +123,9 @@ struct icb_ring {
 size_t icb_ring_bytes(uint32_t nslots, uint32_t max_payload);
 
 /*
- * View a ring at mem (32-byte aligned, icb_ring_bytes() long).  reset = 1
- * zeroes its indexes: exactly one core does it, before the other starts.
+ * View a ring at mem (ICB_RING_ALIGN-aligned, icb_ring_bytes() long).
+ * reset = 1 zeroes its index and publish words: exactly one core does it,
+ * before the other starts (a ring serves 2^32 - 1 messages per reset).
  * Returns 0 or -ICB_EINVAL.
  */
 int icb_ring_init(struct icb_ring *r, void *mem, size_t bytes, uint32_t nslots,

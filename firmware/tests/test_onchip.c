@@ -45,18 +45,19 @@ static void test_hist(struct icbt_counts *c)
 
 static void test_ring(struct icbt_counts *c)
 {
-	static uint8_t mem[8192] __attribute__((aligned(32)));
+	static uint8_t mem[8192] __attribute__((aligned(ICB_RING_ALIGN)));
 	struct icb_ring tx, rx;
 	struct icb_msg m = { 3, 0, 0, 0, 0, 5 }, got;
 	uint8_t buf[64];
 	uint32_t i;
 
-	CHECK(c, icb_ring_bytes(4, 40) == 64 + 4 * 64);
+	CHECK(c, icb_ring_bytes(4, 40) == ICB_RING_BYTES(4, 40));
+	CHECK(c, ICB_RING_SLOT(40) % ICB_RING_ALIGN == 0 && ICB_RING_SLOT(40) >= 60);
 	CHECK(c, icb_ring_init(&tx, mem + 1, sizeof(mem), 4, 40, NULL, 1) == -ICB_EINVAL);
 	CHECK(c, icb_ring_init(&tx, mem, 100, 4, 40, NULL, 1) == -ICB_EINVAL);
 	CHECK(c, icb_ring_init(&tx, mem, sizeof(mem), 4, 40, NULL, 1) == 0);
 	CHECK(c, icb_ring_init(&rx, mem, sizeof(mem), 4, 40, NULL, 0) == 0);
-	CHECK(c, icb_ring_max_payload(&tx) == 48);
+	CHECK(c, icb_ring_max_payload(&tx) == ICB_RING_SLOT(40) - ICB_RING_SLOT_HDR);
 	CHECK(c, icb_ring_recv(&rx, &got, buf, sizeof(buf)) == -ICB_EAGAIN);
 	/* three rounds of fill and drain: the indexes wrap the slots */
 	for (i = 0; i < 12; i++) {
@@ -74,7 +75,7 @@ static void test_ring(struct icbt_counts *c)
 			}
 		}
 	}
-	m.len = 49;
+	m.len = icb_ring_max_payload(&tx) + 1u;
 	CHECK(c, icb_ring_send(&tx, &m, buf) == -ICB_ETOOLONG);
 	m.len = 40;
 	CHECK(c, icb_ring_send(&tx, &m, buf) == 0);
@@ -132,7 +133,7 @@ static void test_records(struct icbt_counts *c)
 /* --- two threads ------------------------------------------------------ */
 
 struct pair {
-	uint8_t mem[3][2 * (64 + SLOTS * (MAXP + 32))] __attribute__((aligned(32)));
+	uint8_t mem[3][2 * ICB_RING_BYTES(SLOTS, MAXP)] __attribute__((aligned(ICB_RING_ALIGN)));
 	struct icb_ring_pair rings[2][3];
 	struct icb_oc_side side[2];	/* 0: initiator, 1: agent */
 	uint8_t bufs[4][MAXP];

@@ -18,7 +18,7 @@
  *   control  the command ring uses the doorbell: an idle agent sleeps
  *
  * Register facts and their sources: an521.h.  No cache (QEMU has none), so
- * the rings need no clean/invalidate hooks; ICB_BARRIER is a DMB.
+ * the rings need no clean/invalidate hooks; ICB_RELEASE and ICB_ACQUIRE are DMBs.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -46,9 +46,8 @@
 /* The MHU0 STAT bit both cores ring */
 #define ICB_AN521_BELL		0x1u
 
-/* icb_ring_bytes() as a constant: the 64-byte index lines, 32-byte slots */
-#define ICB_AN521_RING(n, p)	(64u + (n) * ((16u + (p) + 31u) & ~31u))
-#define ICB_AN521_PAIR(n, p)	(2u * ICB_AN521_RING(n, p))
+/* Both rings of a pair (icb_xport.h) */
+#define ICB_AN521_PAIR(n, p)	(2u * ICB_RING_BYTES(n, p))
 #define ICB_AN521_DATA_BYTES	ICB_AN521_PAIR(ICB_AN521_SLOTS, ICB_AN521_MAX_SIZE)
 #define ICB_AN521_CTL_BYTES	ICB_AN521_PAIR(ICB_AN521_CTL_SLOTS, ICB_AN521_CTL_PAYLOAD)
 
@@ -69,9 +68,9 @@ struct icb_an521_uart {
 /* --- shared memory: the rings (linker script: .icb_sram, .icb_psram) --- */
 
 static uint8_t icb_an521_sram[ICB_AN521_DATA_BYTES + ICB_AN521_CTL_BYTES]
-	__attribute__((section(".icb_sram"), aligned(32)));
+	__attribute__((section(".icb_sram"), aligned(ICB_RING_ALIGN)));
 static uint8_t icb_an521_psram[ICB_AN521_DATA_BYTES]
-	__attribute__((section(".icb_psram"), aligned(32)));
+	__attribute__((section(".icb_psram"), aligned(ICB_RING_ALIGN)));
 
 static const char *const icb_an521_region_names[ICB_AN521_REGIONS] = { "sram", "psram" };
 
