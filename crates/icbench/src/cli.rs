@@ -317,9 +317,11 @@ pub enum EffectsScale {
                         factor of a plan; cells differing only in `rep` are replicates. \
                         Example: icbench effects 7 --metric latency --where pattern=pingpong")]
 pub struct EffectsArgs {
-    /// Run number, or `latest`.
-    #[arg(default_value = "latest")]
-    pub run: String,
+    /// Run number, or `latest`. Several runs are analysed as one design
+    /// with what sets them apart as a factor: `board` when they come from
+    /// different boards (`icbench merge --board`), else `run`.
+    #[arg(default_value = "latest", value_name = "RUN")]
+    pub runs: Vec<String>,
     /// The response to analyse.
     #[arg(long, value_enum, default_value = "both")]
     pub metric: EffectsMetric,

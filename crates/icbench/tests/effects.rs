@@ -282,3 +282,55 @@ fn a_real_run_names_its_factors() {
     let text = ok(&db, &["effects"]);
     assert!(text.contains("link × size") && text.contains("64 B"), "{text}");
 }
+
+/// Two boards' runs, merged into one store with `--board`, are one design
+/// with `board` as a factor (issue #19 item 3): board B is exactly 3×
+/// slower, and the analysis says so. Runs of one board are told apart by
+/// `run` instead.
+#[test]
+fn runs_from_two_boards_make_board_a_factor() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = dir.path().join("lab.db");
+    for (board, slow) in [("stm32mp1", 1), ("imx8", 3)] {
+        let db = dir.path().join(format!("{board}.db"));
+        let cells: Vec<CellResult> = factorial()
+            .into_iter()
+            .filter_map(|c| match c.outcome {
+                CellOutcome::Measured(d) => {
+                    let p50 = d.latency.as_ref().unwrap().quantile_ns(0.5);
+                    Some(measured(c.key, p50 * slow, d.bytes))
+                }
+                _ => None,
+            })
+            .collect();
+        // Each board's own run: its own host and start.
+        let mut store = Store::open(&db).unwrap();
+        let mut m = meta("0-1");
+        m.hostname = board.to_string();
+        m.started_unix_ns += slow as i64;
+        let run = store.begin_run(&m).unwrap();
+        for c in &cells {
+            store.insert_cell(run, c).unwrap();
+        }
+        drop(store);
+        ok(&lab, &["merge", db.to_str().unwrap(), "--board", board]);
+    }
+    let v: Value = serde_json::from_str(&ok(&lab, &["effects", "1", "2", "--json"])).unwrap();
+    let lat = &v["metrics"][0];
+    let board = factor(lat, "board");
+    // (above 2 µs the histogram keeps 3 significant digits)
+    assert!((board["range"].as_f64().unwrap() - 3.0).abs() < 0.01, "{board}");
+    assert_eq!(
+        (board["highest"].as_str(), board["lowest"].as_str()),
+        (Some("imx8"), Some("stm32mp1"))
+    );
+    // A factor filter names the runs, not one of them.
+    let err = fails(&lab, &["effects", "1", "2", "--where", "boards=imx8"]);
+    assert!(err.contains("runs 1, 2 has no factor 'boards'") && err.contains("board"), "{err}");
+    // Two runs of one board: `run` tells them apart.
+    let db = dir.path().join("one.db");
+    store_run(&db, &factorial());
+    store_run(&db, &factorial());
+    let v: Value = serde_json::from_str(&ok(&db, &["effects", "1", "2", "--json"])).unwrap();
+    assert!(v["metrics"][0]["effects"]["factors"].to_string().contains("\"run\""), "{v}");
+}
