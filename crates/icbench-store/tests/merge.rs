@@ -106,3 +106,31 @@ fn a_newer_truncated_or_foreign_file_is_refused_and_the_lab_is_unchanged() {
 
     assert_eq!(lab.list_runs().unwrap().len(), 1, "the lab store changed");
 }
+
+/// Boards finish at once (issue #19 item 6): a merge that finds the lab
+/// store locked by another writer waits for it, as a run does, and then
+/// lands whole.
+#[test]
+fn a_merge_waits_for_another_writer_and_then_lands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, lab_path) = (dir.path().join("a.db"), dir.path().join("lab.db"));
+    board_db(&a, "stm32mp1");
+    let mut lab = Store::open(&lab_path).unwrap();
+    // Another process's write transaction, held for 700 ms.
+    let held = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let (p, h) = (lab_path.clone(), held.clone());
+    let writer = std::thread::spawn(move || {
+        let mut c = rusqlite::Connection::open(&p).unwrap();
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
+        h.wait();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        tx.commit().unwrap();
+    });
+    held.wait();
+    let start = std::time::Instant::now();
+    let merged = merge(&mut lab, &a, "stm32mp1");
+    writer.join().unwrap();
+    assert!(start.elapsed() >= std::time::Duration::from_millis(500), "it did not wait");
+    assert_eq!(merged.iter().filter(|m| m.new).count(), 2);
+    assert_eq!(lab.list_runs().unwrap().len(), 2);
+}
