@@ -11,8 +11,8 @@
  * register (0 on CPU0, 1 on CPU1).  CPU0 alone zeroes .bss (.data is
  * linked in place, the ELF loader puts it there), before CPU1 runs.
  *
- * Also here: the string functions the library and the compiler call, so no
- * C library is linked (-nostdlib, like port/mps2).
+ * No C library is linked (-nostdlib): the string functions the library and
+ * the compiler call are port/common/string.c.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -82,67 +82,4 @@ void icb_an521_fault(void)
 
 void icb_an521_ignore(void)
 {
-}
-
-void *memcpy(void *d, const void *s, size_t n)
-{
-	uint8_t *dp = d;
-	const uint8_t *sp = s;
-
-	while (n--)
-		*dp++ = *sp++;
-	return d;
-}
-
-void *memmove(void *d, const void *s, size_t n)
-{
-	uint8_t *dp = d;
-	const uint8_t *sp = s;
-
-	if (dp < sp) {
-		while (n--)
-			*dp++ = *sp++;
-	} else {
-		while (n--)
-			dp[n] = sp[n];
-	}
-	return d;
-}
-
-void *memset(void *d, int c, size_t n)
-{
-	uint8_t *dp = d;
-
-	while (n--)
-		*dp++ = (uint8_t)c;
-	return d;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-	const uint8_t *ap = a, *bp = b;
-
-	for (; n; n--, ap++, bp++)
-		if (*ap != *bp)
-			return *ap - *bp;
-	return 0;
-}
-
-void *memchr(const void *s, int c, size_t n)
-{
-	const uint8_t *p = s;
-
-	for (; n; n--, p++)
-		if (*p == (uint8_t)c)
-			return (void *)(uintptr_t)p;
-	return NULL;
-}
-
-size_t strlen(const char *s)
-{
-	const char *p = s;
-
-	while (*p)
-		p++;
-	return (size_t)(p - s);
 }

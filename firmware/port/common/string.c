@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * The string functions the library and the compiler call (no C library is
- * linked).  memcpy moves words when both pointers are word-aligned, as the
- * rings' payloads and the cores' buffers are (32-byte slots, 32-byte
- * aligned buffers): the copy in and out of a slot is part of what the
- * benchmark times, so it should not be a byte loop on real silicon.
+ * The string functions the library and the compiler call, for every
+ * bare-metal port (no C library is linked: port/mps2, an521, stm32h745,
+ * rp2040).  memcpy moves words when both pointers are word-aligned, as the
+ * rings' payloads and the cores' buffers are (aligned slots and buffers):
+ * the copy in and out of a slot is part of what the on-chip benchmark
+ * times, so it should not be a byte loop on real silicon.
  * Built with -fno-tree-loop-distribute-patterns so that these loops are
  * not turned back into calls to themselves.
  */
