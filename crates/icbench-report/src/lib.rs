@@ -3,11 +3,14 @@
 //! [`view`] turns a stored run into the rows every output shows (the only
 //! place where percentiles, rates and ratios are derived for display);
 //! [`pairs`] (part of the view) arranges CPU-pair cells as host × peer
-//! matrices;
-//! [`table`] draws them for a terminal; [`json`] writes them for scripts.
+//! matrices; [`distribution`] (part of the view too) reads a cell's
+//! percentile curve, CDF and bins from its histogram for the report;
+//! [`table`] draws them for a terminal; [`json`] writes them for scripts;
+//! [`html`] and [`svg`] make the report.
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
 pub mod compare;
+pub mod distribution;
 pub mod disturbed;
 pub mod effects;
 pub mod export;
