@@ -96,6 +96,7 @@ fn what_the_chip_lacks_is_refused_in_one_line_before_a_run_exists() {
         (&["-s", "128K"][..], "exceed the largest the chip's transport carries, 65536 B"),
         (&["--direction", "up"][..], "--direction up: use i2a"),
         (&["-p", "timer"][..], "on chip the patterns are"),
+        (&["--flash-cmd", "x {image}"][..], "--flash-cmd without --image"),
     ] {
         let out = chip(&db, peer, args);
         let err = String::from_utf8_lossy(&out.stderr);
@@ -125,6 +126,16 @@ fn a_responder_that_is_not_an_initiator_is_named() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("not an on-chip initiator"), "{err}");
+}
+
+#[test]
+fn a_local_link_without_a_peer_says_what_to_give() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = icbench().args(["chip", "-L", "pty", "--db"]).arg(dir.path().join("c.db")).output();
+    let out = out.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--onchip") && err.trim().lines().count() == 1, "{err}");
 }
 
 #[test]
@@ -264,7 +275,10 @@ fn each_image_is_flashed_before_its_cells_and_is_a_factor() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("flashing") && err.contains("false ended with"), "{err}");
-    let out = icbench().args(["chip", "-L", "pty", "--image", &list, "--db"]).arg(&db).output();
+    let out = icbench()
+        .args(["chip", "-L", "pty", "--peer-cmd", "x", "--image", &list, "--db"])
+        .arg(&db)
+        .output();
     let err = String::from_utf8_lossy(&out.unwrap().stderr).to_string();
     assert!(err.contains("--image needs --flash-cmd"), "{err}");
 }

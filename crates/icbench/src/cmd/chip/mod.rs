@@ -354,6 +354,13 @@ impl Observer for Collect {
 pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     let ask = ask(a)?;
     let spec = LinkSpec::parse(&a.link).map_err(|e| bad(format!("-L {}: {e}", a.link)))?;
+    if !spec.is_remote() && a.peer_cmd.is_none() {
+        return Err(bad(format!(
+            "-L {spec}: a local link has no chip behind it: give --peer-cmd \
+             'firmware/build/icb-peer --onchip 0,1 --path {{path}}' (the host build), or a \
+             serial: or tty: link to the board"
+        )));
+    }
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
     if timeout < icbench_engine::MIN_TIMEOUT {
         return Err(bad(format!("--timeout {}: below the shortest honoured, 100ms", a.timeout)));
