@@ -1877,7 +1877,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__show)
-            opts="-h --stats --blocks --db --json --sysfs-root --dev-root --help"
+            opts="-h --stats --targets --blocks --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -115,6 +115,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand show" -l db -d 'Results 
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l stats -d 'Print every statistic of every cell (count, min, mean, stddev, p50, p90, p99, p99.9, max, 95 % CIs of mean and median, outliers)'
+complete -c icbench -n "__fish_icbench_using_subcommand show" -l targets -d 'The run\'s targets: each ratio against the floor measured in the same run, what is required, and whether the run shows it met'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l blocks -d 'One row per measured block instead of per cell: a cell\'s replicate blocks (`run --replicates`, a plan\'s repetitions) each with its own figures and `rep` factor, in the order they were stored'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l json -d 'Print JSON instead of tables (with a schema_version)'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -s h -l help -d 'Print help'

@@ -183,6 +183,10 @@ pub struct ShowArgs {
     /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
     #[arg(long)]
     pub stats: bool,
+    /// The run's targets: each ratio against the floor measured in the same
+    /// run, what is required, and whether the run shows it met.
+    #[arg(long, conflicts_with_all = ["stats", "blocks"])]
+    pub targets: bool,
     /// One row per measured block instead of per cell: a cell's replicate
     /// blocks (`run --replicates`, a plan's repetitions) each with its own
     /// figures and `rep` factor, in the order they were stored.

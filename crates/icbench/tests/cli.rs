@@ -222,6 +222,17 @@ fn the_floor_heads_a_run_and_targets_are_reported() {
     assert_eq!(shown["meta"]["floor"]["syscall_pipe"], floor["syscall_pipe"]);
     assert_eq!(shown["meta"]["floor"]["syscall_unix"], floor["syscall_unix"]);
     assert_eq!(shown["meta"]["floor"]["slot64_rtt_ns"], floor["slot64_rtt_ns"]);
+    // In text, the targets are one line of the run and a table of their
+    // own behind `show --targets` (issue #18).
+    let text = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    let pointer = text.lines().find(|l| l.starts_with("targets: ")).unwrap_or_default();
+    assert!(pointer.ends_with("`icbench show 1 --targets`"), "{text}");
+    assert!(!text.contains("what was compared"), "{text}");
+    let t = icbench().args(["show", "--targets", "--db"]).arg(&db.path).output().unwrap();
+    let t = String::from_utf8_lossy(&t.stdout).to_string();
+    assert!(t.contains("what was compared") && t.contains("pipe 64 B round trip"), "{t}");
+    assert!(t.contains("not shown: the ratio's 95 % interval crosses the bound"), "{t}");
     // The floor again at the tail, against the head's (issue #15).
     let tail = &v["meta"]["floor_tail"];
     assert!(tail["cacheline_rtt_ns"].as_f64().unwrap() > 0.0, "{tail}");

@@ -510,27 +510,19 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
         )?;
     }
     if !view.targets.is_empty() {
-        writeln!(out, "\ntargets (ratios against this run's floor)")?;
-        let mut t = table(&["target", "ratio", "required", "met"]);
-        for g in &view.targets {
-            let ratio = g.ratio_text();
-            t.add_row(vec![
-                g.name.to_string(),
-                ratio,
-                g.bound.to_string(),
-                g.verdict.as_str().to_string(),
-            ]);
-        }
-        right_align(&mut t, 1);
-        writeln!(out, "{}", st.show(t))?;
-        for g in &view.targets {
-            if let Some(why) = &g.why {
-                let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
-                for line in format::wrap(&text, 100) {
-                    writeln!(out, "{line}")?;
-                }
-            }
-        }
+        // The project's own targets are not what a user reads first
+        // (issue #18): one line here, the table behind `show --targets`.
+        let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
+        writeln!(
+            out,
+            "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
+             `icbench show {} --targets`",
+            view.targets.len(),
+            count(crate::targets::Verdict::Met),
+            count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
+            count(crate::targets::Verdict::NotShown),
+            view.run_id
+        )?;
     }
     warnings(view, out)?;
     summary(&view.summary, out)?;
@@ -538,6 +530,45 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
         writeln!(out)?;
         for line in format::wrap(&v.text, 100) {
             writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The run's targets (`show --targets`): what each compared, the ratio
+/// with its interval where it has one, what is required, and whether this
+/// run shows it met — in words a user reads.
+pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.targets.is_empty() {
+        return writeln!(
+            out,
+            "run {}: no targets (they need the floor and the links they compare: shm, pipe, unix)",
+            view.run_id
+        );
+    }
+    writeln!(out, "run {}: targets, ratios against this run's floor", view.run_id)?;
+    let mut t = table(&["what was compared", "ratio", "required", "met"]);
+    for g in &view.targets {
+        t.add_row(vec![
+            g.name.to_string(),
+            g.ratio_text(),
+            g.bound.to_string(),
+            g.verdict.as_str().to_string(),
+        ]);
+    }
+    right_align(&mut t, 1);
+    writeln!(out, "{}", Style::Terminal.show(t))?;
+    let legend = "met: yes or no; not shown: the ratio's 95 % interval crosses the bound, so \
+                  this run cannot decide; out of reach: this machine's floor is already past it";
+    for line in format::wrap(legend, 100) {
+        writeln!(out, "{line}")?;
+    }
+    for g in &view.targets {
+        if let Some(why) = &g.why {
+            let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
+            for line in format::wrap(&text, 100) {
+                writeln!(out, "{line}")?;
+            }
         }
     }
     Ok(())

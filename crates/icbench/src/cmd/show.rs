@@ -172,6 +172,8 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if a.db.json {
         icbench_report::json::run(&view, &mut out)?;
+    } else if a.targets {
+        icbench_report::table::targets(&view, &mut out).context("writing the targets")?;
     } else if a.stats {
         icbench_report::table::run_stats(&view, &mut out).context("writing the tables")?;
     } else {
