@@ -136,6 +136,14 @@ size_t icb_oc_result_encode_raw(const struct icb_oc_outcome *o, const struct icb
 				const uint32_t *raw, uint32_t n, uint8_t *out, size_t cap);
 
 /*
+ * What one core's side can run whatever the chip says, messages of up to
+ * `max` bytes: ICB_OC_OK, or ICB_OC_UNSUPPORTED with *bad the offset in RUN
+ * of the field refused.
+ */
+int icb_oc_fits(const struct icb_oc_side *s, const struct icb_oc_run *run, uint32_t max,
+		uint32_t *bad);
+
+/*
  * Check a cell against the chip: ICB_OC_OK, or ICB_OC_UNSUPPORTED with
  * *bad the offset in RUN of the field refused.
  */
