@@ -9,12 +9,14 @@
 mod cells;
 mod commands;
 mod pairs;
+mod summary;
 #[cfg(test)]
 mod tests;
 
 pub use cells::{run_stats, stats_table};
 pub use commands::{RunListRow, compare, model, runs};
 pub use pairs::{pair_heading, pair_text};
+pub use summary::{summary, targets};
 
 use cells::*;
 use pairs::*;
@@ -535,105 +537,3 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
     Ok(())
 }
 
-/// The run's targets (`show --targets`): what each compared, the ratio
-/// with its interval where it has one, what is required, and whether this
-/// run shows it met — in words a user reads.
-pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
-    if view.targets.is_empty() {
-        return writeln!(
-            out,
-            "run {}: no targets (they need the floor and the links they compare: shm, pipe, unix)",
-            view.run_id
-        );
-    }
-    writeln!(out, "run {}: targets, ratios against this run's floor", view.run_id)?;
-    let mut t = table(&["what was compared", "ratio", "required", "met"]);
-    for g in &view.targets {
-        t.add_row(vec![
-            g.name.to_string(),
-            g.ratio_text(),
-            g.bound.to_string(),
-            g.verdict.as_str().to_string(),
-        ]);
-    }
-    right_align(&mut t, 1);
-    writeln!(out, "{}", Style::Terminal.show(t))?;
-    let legend = "met: yes or no; not shown: the ratio's 95 % interval crosses the bound, so \
-                  this run cannot decide; out of reach: this machine's floor is already past it";
-    for line in format::wrap(legend, 100) {
-        writeln!(out, "{line}")?;
-    }
-    for g in &view.targets {
-        if let Some(why) = &g.why {
-            let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
-            for line in format::wrap(&text, 100) {
-                writeln!(out, "{line}")?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The run's summary (issue #18): per size class, the best link for round
-/// trip and for stream rate with its figure and interval, then the others
-/// as "× from the best", in lines of at most 100 columns.
-pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Result<()> {
-    if s.classes.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "\nsummary: the best link per message size; the others × slower (or × less); ! marked"
-    )?;
-    for c in &s.classes {
-        writeln!(out, "{}", c.class)?;
-        let rows = [("round trip", &c.latency, true), ("stream", &c.throughput, false)];
-        for (what, r, latency) in rows {
-            let Some(r) = r else { continue };
-            let fig = |e: &crate::summary::Entry| {
-                let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
-                let iv = e.interval.map_or(String::new(), |(lo, hi)| {
-                    if latency {
-                        format!(" ({} … {})", format::ns(lo), format::ns(hi))
-                    } else {
-                        format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
-                    }
-                });
-                format!("{v}{iv}{}", if e.marked { " !" } else { "" })
-            };
-            let best = &r.entries[0];
-            let head = format!(
-                "  {what:<10} {:>6}: {} {}",
-                format::bytes(r.size_bytes),
-                best.link,
-                fig(best)
-            );
-            writeln!(out, "{head}")?;
-            let others: Vec<String> = r.entries[1..]
-                .iter()
-                .map(|e| {
-                    format!(
-                        "{} {}{}",
-                        e.link,
-                        format::ratio(e.from_best),
-                        if e.marked { "!" } else { "" }
-                    )
-                })
-                .collect();
-            // Whole entries per line: a link never parted from its ratio.
-            let mut line = String::new();
-            for (i, o) in others.iter().enumerate() {
-                let piece = if i + 1 < others.len() { format!("{o}, ") } else { o.clone() };
-                if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > 100 {
-                    writeln!(out, "{:21}{}", "", line.trim_end())?;
-                    line.clear();
-                }
-                line.push_str(&piece);
-            }
-            if !line.is_empty() {
-                writeln!(out, "{:21}{line}", "")?;
-            }
-        }
-    }
-    Ok(())
-}
