@@ -536,4 +536,3 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
     }
     Ok(())
 }
-
