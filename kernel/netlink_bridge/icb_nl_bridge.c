@@ -17,6 +17,31 @@
  *  - endpoints are destroyed when their socket closes (NETLINK_URELEASE) and
  *    when the channel goes away (remote stopped or crashed).
  * The wire format is in icbench_nl.h.
+ *
+ * compat_unit=31 (module parameter; 0, the default, leaves it off) adds the
+ * seed's own interface beside the family, so that seed 001's unmodified
+ * client (third_party/dimtass-netlink-client) runs against this bridge: a
+ * raw netlink kernel socket on that protocol unit, with 001's wire
+ * behaviour (embedded-ipc-anchors.md §1.6) and none of its memory bugs:
+ *  - one netlink message in = its payload out to the remote, in chunks of
+ *    at most rpmsg_get_mtu() bytes. The payload is what nlmsg_len declares,
+ *    but at most skb->len bytes: the seed's client sets iov_len to the data
+ *    length, leaving its 16-byte header out, so each message arrives 16
+ *    bytes short of nlmsg_len; the seed's module sent skb->len bytes from
+ *    nlmsg_data(), i.e. read 16 bytes past the message, and the remote's
+ *    byte count relied on it. Here those missing bytes go out as zeros: the
+ *    seed's count, no read past the message. A well-formed message
+ *    (nlmsg_len == skb->len, icbench's `netlink-bridge:?unit=31`) goes out
+ *    exactly as its payload.
+ *  - each rpmsg message from the remote goes back as one netlink message of
+ *    type NLMSG_DONE whose payload is that rpmsg message, so the client gets
+ *    the remote's 2-byte count (the seed's module put its own rpmsg buffer
+ *    size there; its client prints recvmsg's return value, 20, either way);
+ *  - a message that cannot be forwarded (no remote, a failed send) is
+ *    answered with NLMSG_ERROR, so a client waiting for its reply does not
+ *    wait for ever (the seed's module only logged it);
+ *  - each socket (port id) gets its own endpoint, as on the family; the
+ *    seed's client opens a new socket, bound to its pid, per test.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -25,6 +50,7 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 
 #include "icbench_nl.h"
 
@@ -34,6 +60,7 @@ struct icbnl_client {
 	struct mutex lock;		/* serialises sends; guards ept */
 	struct rpmsg_endpoint *ept;	/* NULL once closed */
 	u32 portid;
+	int proto;			/* NETLINK_GENERIC or compat_unit */
 	atomic_t drops;			/* RECVs the socket could not take */
 };
 
@@ -41,6 +68,13 @@ static DEFINE_MUTEX(icbnl_lock);	/* guards icbnl_rpdev and icbnl_clients */
 static struct rpmsg_device *icbnl_rpdev;
 static LIST_HEAD(icbnl_clients);
 static struct genl_family icbnl_family;
+
+/* Seed 001's raw netlink interface (header comment); 0 = off. */
+static int compat_unit;
+module_param(compat_unit, int, 0444);
+MODULE_PARM_DESC(compat_unit,
+		 "also serve seed 001's raw netlink protocol on this unit (31, as the seed); 0 = off");
+static struct sock *icbnl_compat_sk;
 
 static void icbnl_client_free(struct kref *ref)
 {
@@ -54,8 +88,24 @@ static int icbnl_rpmsg_cb(struct rpmsg_device *rpdev, void *data, int len,
 {
 	struct icbnl_client *c = priv;
 	struct sk_buff *skb;
+	struct nlmsghdr *nlh;
 	void *hdr;
 
+	if (c->proto != NETLINK_GENERIC) {
+		/* compat: the remote's message as the payload of one message */
+		skb = nlmsg_new(len, GFP_ATOMIC);
+		if (!skb)
+			goto drop;
+		nlh = nlmsg_put(skb, 0, 0, NLMSG_DONE, len, 0);
+		if (!nlh) {
+			nlmsg_free(skb);
+			goto drop;
+		}
+		memcpy(nlmsg_data(nlh), data, len);
+		if (nlmsg_unicast(icbnl_compat_sk, skb, c->portid))
+			goto drop;
+		return 0;
+	}
 	skb = genlmsg_new(nla_total_size(len) + nla_total_size(4), GFP_ATOMIC);
 	if (!skb)
 		goto drop;
@@ -88,14 +138,14 @@ static void icbnl_client_close(struct icbnl_client *c)
 
 /* The client of @portid, created with its endpoint on first use; returned
  * with a reference held. */
-static struct icbnl_client *icbnl_client_get(u32 portid, int *err)
+static struct icbnl_client *icbnl_client_get(u32 portid, int proto, int *err)
 {
 	struct rpmsg_channel_info chinfo = { .src = RPMSG_ADDR_ANY };
 	struct icbnl_client *c;
 
 	mutex_lock(&icbnl_lock);
 	list_for_each_entry(c, &icbnl_clients, node) {
-		if (c->portid == portid) {
+		if (c->portid == portid && c->proto == proto) {
 			kref_get(&c->ref);
 			goto out;
 		}
@@ -111,6 +161,7 @@ static struct icbnl_client *icbnl_client_get(u32 portid, int *err)
 	kref_init(&c->ref);
 	mutex_init(&c->lock);
 	c->portid = portid;
+	c->proto = proto;
 	strscpy(chinfo.name, ICBNL_CHANNEL, sizeof(chinfo.name));
 	chinfo.dst = icbnl_rpdev->dst;
 	c->ept = rpmsg_create_ept(icbnl_rpdev, icbnl_rpmsg_cb, c, chinfo);
@@ -161,7 +212,7 @@ static int icbnl_open(struct sk_buff *skb, struct genl_info *info)
 	struct icbnl_client *c;
 	int err, ret;
 
-	c = icbnl_client_get(info->snd_portid, &err);
+	c = icbnl_client_get(info->snd_portid, NETLINK_GENERIC, &err);
 	if (!c)
 		return err;
 	ret = icbnl_reply(info, ICBNL_CMD_OPEN, icbnl_fill_open, c);
@@ -196,7 +247,7 @@ static int icbnl_send(struct sk_buff *skb, struct genl_info *info)
 
 	if (!a)
 		return -EINVAL;
-	c = icbnl_client_get(info->snd_portid, &err);
+	c = icbnl_client_get(info->snd_portid, NETLINK_GENERIC, &err);
 	if (!c)
 		return err;
 	p = nla_data(a);
@@ -226,13 +277,13 @@ static int icbnl_send(struct sk_buff *skb, struct genl_info *info)
 	return icbnl_reply(info, ICBNL_CMD_SENT, icbnl_fill_sent, &s);
 }
 
-static void icbnl_forget(u32 portid)
+static void icbnl_forget(u32 portid, int proto)
 {
 	struct icbnl_client *c, *n;
 
 	mutex_lock(&icbnl_lock);
 	list_for_each_entry_safe(c, n, &icbnl_clients, node) {
-		if (c->portid == portid) {
+		if (c->portid == portid && c->proto == proto) {
 			list_del(&c->node);
 			icbnl_client_close(c);
 		}
@@ -242,7 +293,7 @@ static void icbnl_forget(u32 portid)
 
 static int icbnl_close(struct sk_buff *skb, struct genl_info *info)
 {
-	icbnl_forget(info->snd_portid);
+	icbnl_forget(info->snd_portid, NETLINK_GENERIC);
 	return 0;
 }
 
@@ -277,12 +328,98 @@ static int icbnl_notify(struct notifier_block *nb, unsigned long event, void *pt
 {
 	struct netlink_notify *n = ptr;
 
-	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC)
-		icbnl_forget(n->portid);
+	if (event != NETLINK_URELEASE)
+		return NOTIFY_DONE;
+	if (n->protocol == NETLINK_GENERIC ||
+	    (icbnl_compat_sk && n->protocol == compat_unit))
+		icbnl_forget(n->portid, n->protocol);
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block icbnl_notifier = { .notifier_call = icbnl_notify };
+
+/* --- seed 001's raw netlink interface (compat_unit) ------------------ */
+
+/* NLMSG_ERROR with @err to the sender of @in (header only: the seed's
+ * client's nlmsg_len overstates its message, so netlink_ack, which copies
+ * nlmsg_len bytes of the request, must not be used on it). */
+static void icbnl_compat_error(u32 portid, const struct nlmsghdr *in, int err)
+{
+	struct sk_buff *skb = nlmsg_new(sizeof(struct nlmsgerr), GFP_KERNEL);
+	struct nlmsghdr *nlh;
+	struct nlmsgerr *e;
+
+	if (!skb)
+		return;
+	nlh = nlmsg_put(skb, 0, in->nlmsg_seq, NLMSG_ERROR, sizeof(*e), 0);
+	if (!nlh) {
+		nlmsg_free(skb);
+		return;
+	}
+	e = nlmsg_data(nlh);
+	e->error = err;
+	e->msg = *in;
+	nlmsg_unicast(icbnl_compat_sk, skb, portid);
+}
+
+/* One message from a raw socket on compat_unit, in the sender's context
+ * (netlink_unicast_kernel), so rpmsg_send may block for TX buffers as the
+ * family's SEND does. The length rule is in the header comment. */
+static void icbnl_compat_input(struct sk_buff *skb)
+{
+	u32 portid = NETLINK_CB(skb).portid;
+	struct icbnl_client *c;
+	struct nlmsghdr *nlh;
+	const u8 *p;
+	u8 *bounce = NULL;
+	int have, len, sent = 0, err = 0, mtu;
+
+	if (skb->len < NLMSG_HDRLEN) {
+		pr_warn_ratelimited("icb_nl_bridge: unit %d, port %u: %u B, no netlink header: ignored\n",
+				    compat_unit, portid, skb->len);
+		return;
+	}
+	nlh = nlmsg_hdr(skb);
+	if (nlh->nlmsg_len < NLMSG_HDRLEN) {
+		icbnl_compat_error(portid, nlh, -EINVAL);
+		return;
+	}
+	have = skb->len - NLMSG_HDRLEN;
+	len = min_t(u32, nlh->nlmsg_len - NLMSG_HDRLEN, skb->len);
+	p = nlmsg_data(nlh);
+	if (len > have) {
+		/* the seed client's missing tail (at most NLMSG_HDRLEN bytes) */
+		bounce = kzalloc(len, GFP_KERNEL);
+		if (!bounce) {
+			icbnl_compat_error(portid, nlh, -ENOMEM);
+			return;
+		}
+		memcpy(bounce, p, have);
+		p = bounce;
+	}
+	c = icbnl_client_get(portid, compat_unit, &err);
+	if (c) {
+		mutex_lock(&c->lock);
+		mtu = c->ept ? rpmsg_get_mtu(c->ept) : -ENODEV;
+		if (mtu <= 0)
+			err = mtu ? mtu : -EINVAL;
+		while (!err && sent < len) {
+			int n = min(len - sent, mtu);
+
+			err = rpmsg_send(c->ept, (void *)(p + sent), n);
+			if (!err)
+				sent += n;
+		}
+		mutex_unlock(&c->lock);
+		kref_put(&c->ref, icbnl_client_free);
+	}
+	kfree(bounce);
+	if (err) {
+		pr_warn_ratelimited("icb_nl_bridge: unit %d, port %u: sent %d of %d B: %d\n",
+				    compat_unit, portid, sent, len, err);
+		icbnl_compat_error(portid, nlh, err);
+	}
+}
 
 /* --- the rpmsg channel --------------------------------------------- */
 
@@ -307,6 +444,9 @@ static int icbnl_probe(struct rpmsg_device *rpdev)
 	if (!ret)
 		dev_info(&rpdev->dev, "netlink family %s bridged to 0x%x, mtu %zd\n",
 			 ICBNL_FAMILY_NAME, rpdev->dst, rpmsg_get_mtu(rpdev->ept));
+	if (!ret && icbnl_compat_sk)
+		dev_info(&rpdev->dev, "netlink unit %d (seed 001) bridged to 0x%x\n",
+			 compat_unit, rpdev->dst);
 	return ret;
 }
 
@@ -348,10 +488,32 @@ static int __init icbnl_init(void)
 	ret = netlink_register_notifier(&icbnl_notifier);
 	if (ret)
 		goto err_family;
+	if (compat_unit) {
+		struct netlink_kernel_cfg cfg = { .input = icbnl_compat_input };
+
+		ret = -EINVAL;
+		if (compat_unit < 0 || compat_unit >= MAX_LINKS ||
+		    compat_unit == NETLINK_GENERIC) {
+			pr_err("icb_nl_bridge: compat_unit=%d: give a free netlink unit 1-%d (the seed's is 31), or 0 for none\n",
+			       compat_unit, MAX_LINKS - 1);
+			goto err_notifier;
+		}
+		icbnl_compat_sk = netlink_kernel_create(&init_net, compat_unit, &cfg);
+		ret = -EADDRINUSE;
+		if (!icbnl_compat_sk) {
+			pr_err("icb_nl_bridge: compat_unit=%d: that netlink unit is taken; give a free one (the seed's is 31)\n",
+			       compat_unit);
+			goto err_notifier;
+		}
+	}
 	ret = register_rpmsg_driver(&icbnl_driver);
 	if (ret)
-		goto err_notifier;
+		goto err_compat;
 	return 0;
+err_compat:
+	if (icbnl_compat_sk)
+		netlink_kernel_release(icbnl_compat_sk);
+	icbnl_compat_sk = NULL;
 err_notifier:
 	netlink_unregister_notifier(&icbnl_notifier);
 err_family:
@@ -363,6 +525,8 @@ static void __exit icbnl_exit(void)
 {
 	unregister_rpmsg_driver(&icbnl_driver);
 	netlink_unregister_notifier(&icbnl_notifier);
+	if (icbnl_compat_sk)
+		netlink_kernel_release(icbnl_compat_sk);
 	genl_unregister_family(&icbnl_family);
 }
 
