@@ -102,7 +102,20 @@ pub const KINDS: &[KindInfo] = &[
     },
     KindInfo {
         name: "netlink-bridge",
-        params: &[],
+        params: &[
+            (
+                "unit",
+                &[],
+                "seed 001's path: a raw netlink socket on this unit (31), served by \
+                 icb_nl_bridge.ko compat_unit=31, instead of the generic family",
+            ),
+            (
+                "chunk",
+                &[],
+                "largest netlink message, B (default 2048 with unit, the seed client's; \
+                 else 65000)",
+            ),
+        ],
         help: "generic netlink family icbench_bridge, bridged by kernel/netlink_bridge to a \
                remote's rpmsg channel (scripts/vm-rig); the peer is the remote \
                (needs --protocol icb|dimtass|raw)",

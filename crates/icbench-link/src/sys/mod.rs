@@ -23,7 +23,7 @@ pub(crate) fn open(
         kind @ ("pipe" | "unix" | "tcp" | "pty" | "seqpacket") => stream::open(kind, abort),
         "mq" => mq::open(abort),
         "netlink" => netlink::open(abort),
-        "netlink-bridge" => nlbridge::open(abort),
+        "netlink-bridge" => nlbridge::open(spec, abort),
         "shm" => shm::open(spec, abort),
         "tty" | "serial" => tty::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),

@@ -10,6 +10,16 @@
 //! the MTU, message boundaries are not kept end to end: this link is a byte
 //! stream (the protocol frames messages), and every `SENT` count is checked
 //! against what was sent, so a short send is an error, not a lost reply.
+//!
+//! `netlink-bridge?unit=31` is seed 001's path instead: a raw netlink socket
+//! on the unit the bridge serves with `compat_unit=31` (kernel/README.md,
+//! "Seed 001's own client"). Each send goes out as netlink messages of at
+//! most `chunk` bytes (default 2048, the seed client's `MAX_BLOCK_SIZE`),
+//! each a bare `nlmsghdr` + payload as the seed's client builds it (type 0,
+//! no flags) but with `nlmsg_len` and the length sent agreeing; every
+//! message from the bridge carries one rpmsg message of the remote as its
+//! payload, and NLMSG_ERROR a send the bridge could not forward. There is
+//! no SENT count on this path: the protocol's reply is all there is.
 
 use std::collections::VecDeque;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -18,7 +28,7 @@ use rustix::io::Errno;
 
 use super::stream::readable;
 use crate::fdio::check;
-use crate::{Abort, Handoff, Link, LinkCaps, LinkError};
+use crate::{Abort, Handoff, Link, LinkCaps, LinkError, LinkSpec};
 
 /// kernel/netlink_bridge/icbench_nl.h
 pub(crate) const FAMILY: &str = "icbench_bridge";
@@ -40,6 +50,11 @@ const NLMSG_HDRLEN: usize = 16;
 const GENL_HDRLEN: usize = 4;
 const NLA_HDRLEN: usize = 4;
 const NLMSG_ERROR: u16 = 2;
+const NETLINK_GENERIC: i32 = 16;
+/// netlink.h MAX_LINKS: units are 0-31.
+const MAX_UNIT: u32 = 31;
+/// The seed client's netlink message limit (netlink_client.cpp MAX_BLOCK_SIZE).
+pub(crate) const SEED_CHUNK: usize = 2048;
 const NLM_F_REQUEST: u16 = 1;
 const GENL_ID_CTRL: u16 = 0x10;
 const CTRL_CMD_GETFAMILY: u8 = 3;
@@ -76,6 +91,53 @@ pub(crate) fn request_header(
     h[20..22].copy_from_slice(&((NLA_HDRLEN + attr_len) as u16).to_ne_bytes());
     h[22..24].copy_from_slice(&attr.to_ne_bytes());
     h
+}
+
+/// The header of a seed-001 message: a bare `nlmsghdr` (type 0, no flags,
+/// as the seed's client sends it) whose `nlmsg_len` covers the `len` payload
+/// bytes that follow it in the same datagram.
+pub(crate) fn raw_header(seq: u32, len: usize) -> [u8; NLMSG_HDRLEN] {
+    let mut h = [0u8; NLMSG_HDRLEN];
+    h[0..4].copy_from_slice(&((NLMSG_HDRLEN + len) as u32).to_ne_bytes());
+    h[8..12].copy_from_slice(&seq.to_ne_bytes());
+    h
+}
+
+/// The messages of a datagram on the seed's unit: each one's payload (one
+/// rpmsg message of the remote) is appended to `out`; an NLMSG_ERROR stops
+/// there and is returned as its negative errno.
+pub(crate) fn parse_raw(mut d: &[u8], out: &mut VecDeque<u8>) -> Result<Option<i32>, LinkError> {
+    let bad = |what: &str| LinkError::Framing(format!("netlink-bridge (unit): {what}"));
+    if d.len() < NLMSG_HDRLEN {
+        return Err(bad("short netlink message"));
+    }
+    while d.len() >= NLMSG_HDRLEN {
+        let len = u32::from_ne_bytes(d[0..4].try_into().expect("4 bytes")) as usize;
+        let ty = u16::from_ne_bytes(d[4..6].try_into().expect("2 bytes"));
+        if len < NLMSG_HDRLEN || len > d.len() {
+            return Err(bad("nlmsg_len out of bounds"));
+        }
+        if ty == NLMSG_ERROR {
+            if len < NLMSG_HDRLEN + 4 {
+                return Err(bad("short NLMSG_ERROR"));
+            }
+            return Ok(Some(i32::from_ne_bytes(d[16..20].try_into().expect("4 bytes"))));
+        }
+        out.extend(&d[NLMSG_HDRLEN..len]);
+        d = &d[align4(len).min(d.len())..];
+    }
+    Ok(None)
+}
+
+/// `unit=` of a spec: a netlink unit other than generic netlink's.
+pub(crate) fn parse_unit(v: &str) -> Result<i32, LinkError> {
+    match v.parse::<u32>() {
+        Ok(n) if (1..=MAX_UNIT).contains(&n) && n as i32 != NETLINK_GENERIC => Ok(n as i32),
+        _ => Err(LinkError::Setup(format!(
+            "netlink-bridge: unit={v} is not a netlink unit the bridge can serve: give 1-{MAX_UNIT} \
+             but not {NETLINK_GENERIC} (generic netlink: leave unit out); seed 001 used 31"
+        ))),
+    }
 }
 
 /// One message received from the bridge, borrowed from the receive buffer.
@@ -142,20 +204,25 @@ struct Sock {
 }
 
 impl Sock {
-    fn new(abort: Abort) -> Result<Sock, LinkError> {
+    fn new(protocol: i32, abort: Abort) -> Result<Sock, LinkError> {
         // SAFETY: plain socket(2) call.
         let fd = unsafe {
-            libc::socket(
-                libc::AF_NETLINK,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                libc::NETLINK_GENERIC,
-            )
+            libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, protocol)
         };
         if fd < 0 {
-            return Err(LinkError::Setup(format!(
-                "netlink-bridge: generic netlink socket failed: {}",
-                errno()
-            )));
+            let e = errno();
+            if protocol != NETLINK_GENERIC && e == Errno::PROTONOSUPPORT {
+                return Err(LinkError::Setup(format!(
+                    "netlink-bridge: nothing serves netlink unit {protocol} here: load \
+                     kernel/netlink_bridge's icb_nl_bridge.ko with compat_unit={protocol}"
+                )));
+            }
+            let what = if protocol == NETLINK_GENERIC {
+                "generic netlink".to_string()
+            } else {
+                format!("netlink unit {protocol}")
+            };
+            return Err(LinkError::Setup(format!("netlink-bridge: {what} socket failed: {e}")));
         }
         // SAFETY: a new descriptor nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -165,12 +232,24 @@ impl Sock {
     /// Sends one request whose single attribute is `data` (none if attr 0).
     fn request(&mut self, family: u16, cmd: u8, attr: u16, data: &[u8]) -> Result<(), LinkError> {
         self.seq = self.seq.wrapping_add(1);
-        let mut hdr = request_header(family, cmd, self.seq, attr, data.len());
+        let hdr = request_header(family, cmd, self.seq, attr, data.len());
         let hlen = if attr == 0 { NLMSG_HDRLEN + GENL_HDRLEN } else { hdr.len() };
-        let pad = [0u8; 4];
         let npad = if attr == 0 { 0 } else { align4(data.len()) - data.len() };
+        self.send_parts(&hdr[..hlen], data, npad)
+    }
+
+    /// Sends one bare netlink message (seed 001's format) carrying `data`.
+    fn raw(&mut self, data: &[u8]) -> Result<(), LinkError> {
+        self.seq = self.seq.wrapping_add(1);
+        let hdr = raw_header(self.seq, data.len());
+        self.send_parts(&hdr, data, 0)
+    }
+
+    /// One datagram to the kernel: `head`, `data`, then `npad` zero bytes.
+    fn send_parts(&mut self, head: &[u8], data: &[u8], npad: usize) -> Result<(), LinkError> {
+        let pad = [0u8; 4];
         let mut iov = [
-            libc::iovec { iov_base: hdr.as_mut_ptr().cast(), iov_len: hlen },
+            libc::iovec { iov_base: head.as_ptr() as *mut _, iov_len: head.len() },
             libc::iovec { iov_base: data.as_ptr() as *mut _, iov_len: data.len() },
             libc::iovec { iov_base: pad.as_ptr() as *mut _, iov_len: npad },
         ];
@@ -237,7 +316,10 @@ impl Sock {
 /// (NETLINK_URELEASE), so dropping the link needs no CLOSE.
 struct BridgeLink {
     sock: Sock,
-    family: u16,
+    /// The generic family's id; `None` on seed 001's raw unit.
+    family: Option<u16>,
+    /// Largest message handed to the bridge at once, B.
+    chunk: usize,
     /// Byte counts of sends whose SENT reply has not been read yet.
     unconfirmed: VecDeque<usize>,
     /// Received bytes not yet handed out (a RECV longer than asked for).
@@ -249,6 +331,16 @@ impl BridgeLink {
     /// SENT counts are checked, errors are returned.
     fn pump(&mut self) -> Result<(), LinkError> {
         let n = self.sock.datagram()?;
+        if self.family.is_none() {
+            return match parse_raw(&self.sock.rx[..n], &mut self.pending)? {
+                None | Some(0) => Ok(()),
+                Some(e) if -e == libc::ENODEV => Err(LinkError::PeerClosed),
+                Some(e) => Err(LinkError::Framing(format!(
+                    "netlink-bridge (unit): the bridge could not forward a message: {}",
+                    Errno::from_raw_os_error(-e)
+                ))),
+            };
+        }
         match parse(&self.sock.rx[..n])? {
             Reply::Error(0) => Ok(()),
             // The remote went away (stopped or crashed): its channel is gone.
@@ -298,8 +390,15 @@ impl Link for BridgeLink {
         if msg.len() > MAX_DATA {
             return Err(LinkError::TooLarge { size: msg.len(), max: MAX_DATA });
         }
-        self.sock.request(self.family, CMD_SEND, A_DATA, msg)?;
-        self.unconfirmed.push_back(msg.len());
+        for part in msg.chunks(self.chunk) {
+            match self.family {
+                Some(family) => {
+                    self.sock.request(family, CMD_SEND, A_DATA, part)?;
+                    self.unconfirmed.push_back(part.len());
+                }
+                None => self.sock.raw(part)?,
+            }
+        }
         Ok(())
     }
 
@@ -353,8 +452,32 @@ impl Link for BridgeLink {
     }
 }
 
-pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
-    let mut sock = Sock::new(abort)?;
+/// `chunk=` of a spec, or the default: the seed client's 2048 B on its
+/// unit, the family's whole DATA limit otherwise.
+pub(crate) fn parse_chunk(v: Option<&str>, unit: bool) -> Result<usize, LinkError> {
+    let Some(v) = v else { return Ok(if unit { SEED_CHUNK } else { MAX_DATA }) };
+    match v.parse::<usize>() {
+        Ok(n) if (1..=MAX_DATA).contains(&n) => Ok(n),
+        _ => Err(LinkError::Setup(format!(
+            "netlink-bridge: chunk={v}: give the largest netlink message in bytes, 1-{MAX_DATA}"
+        ))),
+    }
+}
+
+pub(crate) fn open(spec: &LinkSpec, abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> {
+    let unit = spec.param("unit").map(parse_unit).transpose()?;
+    let chunk = parse_chunk(spec.param("chunk"), unit.is_some())?;
+    // remote: the peer is the responder behind the bridge, not ours to start
+    let handoff = Handoff { text: String::new(), fds: Vec::new(), peer_path: None, remote: true };
+    let pending = VecDeque::with_capacity(RX_BUF);
+    if let Some(unit) = unit {
+        // Seed 001's path: nothing to open; the bridge makes this socket's
+        // endpoint on its first message and drops it when the socket closes.
+        let sock = Sock::new(unit, abort)?;
+        let host = BridgeLink { sock, family: None, chunk, unconfirmed: VecDeque::new(), pending };
+        return Ok((Box::new(host), handoff));
+    }
+    let mut sock = Sock::new(NETLINK_GENERIC, abort)?;
     let family = sock.resolve()?;
     sock.request(family, CMD_OPEN, 0, &[])?;
     let n = sock.datagram()?;
@@ -373,14 +496,8 @@ pub(crate) fn open(abort: Abort) -> Result<(Box<dyn Link>, Handoff), LinkError> 
             )));
         }
     }
-    let host = BridgeLink {
-        sock,
-        family,
-        unconfirmed: VecDeque::new(),
-        pending: VecDeque::with_capacity(RX_BUF),
-    };
-    // remote: the peer is the responder behind the bridge, not ours to start
-    let handoff = Handoff { text: String::new(), fds: Vec::new(), peer_path: None, remote: true };
+    let host =
+        BridgeLink { sock, family: Some(family), chunk, unconfirmed: VecDeque::new(), pending };
     Ok((Box::new(host), handoff))
 }
 
@@ -446,11 +563,98 @@ mod tests {
         assert!(matches!(parse(&m[..10]), Err(LinkError::Framing(_))));
     }
 
+    #[test]
+    fn raw_header_is_a_bare_nlmsghdr_covering_its_payload() {
+        let h = raw_header(9, 2048);
+        assert_eq!(u32::from_ne_bytes(h[0..4].try_into().unwrap()), 16 + 2048);
+        assert_eq!(u16::from_ne_bytes(h[4..6].try_into().unwrap()), 0, "type 0, as the seed");
+        assert_eq!(u16::from_ne_bytes(h[6..8].try_into().unwrap()), 0, "no flags");
+        assert_eq!(u32::from_ne_bytes(h[8..12].try_into().unwrap()), 9);
+        assert_eq!(&h[12..16], &[0; 4]);
+    }
+
+    /// A raw message: nlmsghdr + payload, padded to 4 as nlmsg_put does.
+    fn raw_msg(ty: u16, payload: &[u8]) -> Vec<u8> {
+        let mut v = vec![0u8; 16];
+        v[0..4].copy_from_slice(&((16 + payload.len()) as u32).to_ne_bytes());
+        v[4..6].copy_from_slice(&ty.to_ne_bytes());
+        v.extend(payload);
+        v.resize(align4(v.len()), 0);
+        v
+    }
+
+    #[test]
+    fn parse_raw_takes_each_payload_and_stops_at_an_error() {
+        const NLMSG_DONE: u16 = 3;
+        // the bridge's reply to a 4096 B transfer: the remote's count, LE
+        let mut out = VecDeque::new();
+        let d = raw_msg(NLMSG_DONE, &4096u16.to_le_bytes());
+        assert_eq!(d.len(), 20, "what the seed client prints as `bytes sent`");
+        assert_eq!(parse_raw(&d, &mut out).unwrap(), None);
+        assert_eq!(out.iter().copied().collect::<Vec<_>>(), vec![0x00, 0x10]);
+        // two messages in one datagram, the first of odd length (padded)
+        let mut d = raw_msg(NLMSG_DONE, b"abc");
+        d.extend(raw_msg(NLMSG_DONE, b"de"));
+        out.clear();
+        assert_eq!(parse_raw(&d, &mut out).unwrap(), None);
+        assert_eq!(out.iter().copied().collect::<Vec<_>>(), b"abcde".to_vec());
+        // NLMSG_ERROR: the errno, nothing appended
+        let mut e = (-19i32).to_ne_bytes().to_vec();
+        e.extend([0u8; 16]);
+        out.clear();
+        assert_eq!(parse_raw(&raw_msg(NLMSG_ERROR, &e), &mut out).unwrap(), Some(-19));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn parse_raw_refuses_lengths_past_the_datagram() {
+        let mut out = VecDeque::new();
+        let mut d = raw_msg(3, b"xy");
+        d[0..4].copy_from_slice(&64u32.to_ne_bytes());
+        assert!(matches!(parse_raw(&d, &mut out), Err(LinkError::Framing(_))));
+        d[0..4].copy_from_slice(&8u32.to_ne_bytes());
+        assert!(matches!(parse_raw(&d, &mut out), Err(LinkError::Framing(_))));
+        assert!(matches!(parse_raw(&d[..10], &mut out), Err(LinkError::Framing(_))));
+        let short_err = raw_msg(NLMSG_ERROR, &[]);
+        assert!(matches!(parse_raw(&short_err, &mut out), Err(LinkError::Framing(_))));
+    }
+
+    #[test]
+    fn unit_and_chunk_are_checked_with_what_to_give() {
+        assert_eq!(parse_unit("31").unwrap(), 31);
+        assert_eq!(parse_unit("1").unwrap(), 1);
+        for bad in ["0", "16", "32", "x", "-1"] {
+            let Err(LinkError::Setup(m)) = parse_unit(bad) else { panic!("unit={bad} accepted") };
+            assert!(m.contains(&format!("unit={bad}")) && m.contains("1-31"), "{m}");
+        }
+        assert_eq!(parse_chunk(None, true).unwrap(), 2048);
+        assert_eq!(parse_chunk(None, false).unwrap(), MAX_DATA);
+        assert_eq!(parse_chunk(Some("496"), true).unwrap(), 496);
+        let Err(LinkError::Setup(m)) = parse_chunk(Some("65001"), false) else { panic!() };
+        assert!(m.contains("1-65000"), "{m}");
+        // the spec itself takes both, and nothing else
+        let s = LinkSpec::parse("netlink-bridge?unit=31&chunk=2048").unwrap();
+        assert_eq!((s.param("unit"), s.param("chunk")), (Some("31"), Some("2048")));
+        assert!(LinkSpec::parse("netlink-bridge?unit=0").is_err());
+        assert!(LinkSpec::parse("netlink-bridge?proto=31").is_err());
+    }
+
+    /// On a host where nothing serves unit 31 the socket is refused, with
+    /// what to load; where the bridge serves it, the open succeeds.
+    #[test]
+    fn open_unit_without_the_compat_bridge_says_what_to_load() {
+        match open(&LinkSpec::parse("netlink-bridge?unit=31").unwrap(), Abort::new()) {
+            Err(LinkError::Setup(m)) => assert!(m.contains("compat_unit=31"), "{m}"),
+            Err(e) => panic!("unexpected error {e}"),
+            Ok(_) => println!("netlink-bridge: unit 31 is served here; open succeeded"),
+        }
+    }
+
     /// Without the bridge module (any ordinary host) opening fails with a
     /// message that says what to load; with it, the open succeeds.
     #[test]
     fn open_without_the_module_says_what_to_load() {
-        match open(Abort::new()) {
+        match open(&LinkSpec::parse("netlink-bridge").unwrap(), Abort::new()) {
             Err(LinkError::Setup(m)) => {
                 assert!(m.contains("icb_nl_bridge.ko") || m.contains("socket"), "{m}")
             }
@@ -465,7 +669,8 @@ mod tests {
     /// rpmsg messages, and every SENT count matches. Skips elsewhere.
     #[test]
     fn echo_through_the_real_bridge() {
-        let Ok((mut link, _)) = open(Abort::new()) else {
+        let Ok((mut link, _)) = open(&LinkSpec::parse("netlink-bridge").unwrap(), Abort::new())
+        else {
             println!("netlink-bridge: no bridge module here; skipped (scripts/vm-rig runs it)");
             return;
         };
