@@ -60,3 +60,14 @@ icb_run() {
     [ -n "$out" ] || out=null
     say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 "$T/err" | jstr)\",\"result\":$out}"
 }
+
+# seed001_cases LOG: seed 001's client log (third_party/dimtass-netlink-client)
+# as one JSON object: the sizes its "-> Add test: size=N" lines announced and
+# each "- HH:MM:SS.mmm INFO: -> b: N, nsec: T, bytes sent: S" line it printed
+# (netlink_tester.cpp's format), for vm-rig-check's `seed001` expectation.
+seed001_cases() {
+    added=$(sed -n 's/^- [0-9:.]* INFO: -> Add test: size=\([0-9]*\)$/\1/p' "$1" | tr '\n' ',' | sed 's/,$//')
+    cases=$(sed -n 's/^- [0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9] INFO: -> b: \([0-9]*\), nsec: \([0-9]*\), bytes sent: \([0-9]*\)$/{"b":\1,"nsec":\2,"sent":\3}/p' "$1" \
+        | tr '\n' ',' | sed 's/,$//')
+    say "{\"added\":[$added],\"cases\":[$cases],\"tail\":\"$(tail -n 3 "$1" | jstr)\"}"
+}

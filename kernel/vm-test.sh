@@ -94,6 +94,39 @@ icb_run "icbench-fault/corrupt/tty" "icbench-fails:CRC mismatch" tty:/dev/ttyRPM
 echo 0 > $P/corrupt_every
 for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 
+# --- seed 001 as its author ran it (kernel/README.md, "Seed 001's own
+# client"): the bridge reloaded with compat_unit=31 serves the seed's raw
+# netlink unit beside its family, the remote answers the bridge's channel in
+# the dimtass format, and the seed's unmodified client (third_party/) runs
+# its seven sizes; then icbench over the same unit, and the client's log
+# imported into the same store.
+if [ -x /icb/rpmsg-netlink-client ]; then
+    rmmod icb_nl_bridge && insmod /icb/icb_nl_bridge.ko compat_unit=31
+    i=0
+    while ! dmesg | grep -q 'netlink unit 31 (seed 001) bridged' && [ $i -lt 50 ]; do
+        sleep 0.1; i=$((i+1))
+    done
+    echo dimtass > $P/proto_nl
+    # no reply would leave the client in recvmsg for ever: bounded here
+    timeout 120 /icb/rpmsg-netlink-client >/dev/null 2>"$T/seed001.log"; rc=$?
+    say "{\"name\":\"seed001/client\",\"expect\":\"seed001\",\"rc\":$rc,\"result\":$(seed001_cases "$T/seed001.log")}"
+    sed 's/^/seed001: /' "$T/seed001.log"
+    # its seven sizes, on the same path, in the same format, from icbench
+    icb_run "seed001/icbench/netlink-bridge-unit31" icbench "netlink-bridge?unit=31" dimtass \
+        -s 512,1K,2K,4K,8K,16K,32K
+    if has_link netlink-bridge; then
+        timeout 60 /icb/icbench import "$T/seed001.log" -f seed-netlink -L "netlink-bridge?unit=31" \
+            --db "${ICB_DB:-/tmp/icb.db}" --json >"$T/out" 2>"$T/err"; rc=$?
+        out=$(tr -d '\n' <"$T/out"); [ -n "$out" ] || out=null
+        say "{\"name\":\"seed001/import\",\"expect\":\"imported=7\",\"rc\":$rc,\"stderr\":\"$(tail -c 200 "$T/err" | jstr)\",\"result\":$out}"
+    fi
+    # the family still serves its own clients beside the unit
+    echo raw > $P/proto_nl
+    check "seed001/netlink-bridge-family/raw/64" clean 60 vmcheck nl 20 64
+    rmmod icb_nl_bridge && insmod /icb/icb_nl_bridge.ko; urc=$?
+    say "{\"name\":\"seed001/reload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && echo 1 || echo 0)}}"
+fi
+
 # --- faults ------------------------------------------------------------
 echo 2000 > $P/delay_us
 check "fault/delay/rpmsg" "delay>=2000000" 60 vmcheck dev "$RAW" 20 64
