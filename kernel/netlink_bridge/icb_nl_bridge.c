@@ -399,6 +399,7 @@ static void icbnl_compat_input(struct sk_buff *skb)
 	}
 	c = icbnl_client_get(portid, compat_unit, &err);
 	if (c) {
+		err = 0;	/* icbnl_client_get sets it only for a NULL return */
 		mutex_lock(&c->lock);
 		mtu = c->ept ? rpmsg_get_mtu(c->ept) : -ENODEV;
 		if (mtu <= 0)
