@@ -65,6 +65,22 @@ pub const KINDS: &[KindInfo] = &[
         default: true,
     },
     KindInfo {
+        name: "iceoryx2",
+        params: &[
+            (
+                "wait",
+                &["spin", "event"],
+                "spin: poll receive(); event: sleep in an iceoryx2 listener, notified per message",
+            ),
+            ("buffer", &[], "messages a subscriber holds (default 16; the stream window must fit)"),
+            ("max", &[], "largest message, B (default 65536)"),
+        ],
+        path: "",
+        help: "Eclipse iceoryx2 zero-copy publish-subscribe, one service per direction \
+               (built in the loaned sample, read in place)",
+        default: false,
+    },
+    KindInfo {
         name: "pipe",
         params: &[],
         path: "",

@@ -1,6 +1,8 @@
 //! The links, one module each (local ones and the remote `tty`/`serial`), and the dispatch from a spec (host
 //! end) or a handoff text (peer end) to them.
 
+#[cfg(feature = "iceoryx2")]
+mod iox;
 pub(crate) mod mq;
 pub(crate) mod netlink;
 mod nlbridge;
@@ -25,6 +27,12 @@ pub(crate) fn open(
         "netlink" => netlink::open(abort),
         "netlink-bridge" => nlbridge::open(spec, abort),
         "shm" => shm::open(spec, abort),
+        #[cfg(feature = "iceoryx2")]
+        "iceoryx2" => iox::open(spec, abort),
+        #[cfg(not(feature = "iceoryx2"))]
+        "iceoryx2" => Err(LinkError::Setup(
+            "this icbench was built without the iceoryx2 feature: rebuild with default features".to_string(),
+        )),
         "tty" | "serial" => tty::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
@@ -38,6 +46,8 @@ pub(crate) fn attach(text: &str, abort: Abort) -> Result<Box<dyn Link>, LinkErro
         "netlink" => netlink::attach(rest, abort),
         "netlink-bridge" => nlbridge::attach(rest, abort),
         "shm" => shm::attach(rest, abort),
+        #[cfg(feature = "iceoryx2")]
+        "iceoryx2" => iox::attach(rest, abort),
         "rpmsg-emu" => rpmsg::attach(rest, abort),
         rpmsg::REMOTE_HANDOFF => Err(LinkError::Setup(format!(
             "the peer of {rest} is the remote core, not a local process: measure it with a remote protocol"

@@ -12,12 +12,15 @@
 //! - shm (spin) stream 64 KiB host → peer ≥ 0.7× memcpy.
 //! - pipe and unix within ±5 % of a bare loop (the floor's interleaved
 //!   comparison, `icbench_engine::bare`).
+//! - shm against iceoryx2 of the same run ([`middleware`], issue #20).
 //!
 //! The shm intervals are the cells' replicate intervals (where a repeat
 //! run's figure lands, `replicates.rs`) over the floor's figure: met when
 //! the whole interval is inside the bound, not met when wholly outside,
 //! "not shown" otherwise — and "not shown" for a cell measured in one
 //! block (no interval) or marked (disturbed, or its blocks disagree).
+
+mod middleware;
 
 use icbench_model::{BareComparison, Floor, RunMeta};
 use serde::Serialize;
@@ -330,7 +333,9 @@ pub(crate) fn targets(
     pingpong: &[PingPongRow],
     stream: &[StreamRow],
 ) -> Vec<Target> {
-    let Some(floor) = meta.floor else { return Vec::new() };
+    // Held against another link of the same run, not the floor.
+    let peers = middleware::targets(pingpong, stream);
+    let Some(floor) = meta.floor else { return peers };
     let mut out = Vec::new();
     if let Some(two_line) = floor.two_line_rtt_ns {
         out.extend(shm_two_line_targets(two_line, floor.slot64_rtt_ns, pingpong));
@@ -355,6 +360,7 @@ pub(crate) fn targets(
         ));
     }
     out.extend(bare_targets(&floor, pingpong));
+    out.extend(peers);
     out
 }
 

@@ -1,0 +1,121 @@
+//! The `iceoryx2` link end to end (issue #20): ping-pong, stream and
+//! oneway through iceoryx2's zero-copy publish-subscribe with both wait
+//! strategies, every payload checked by the engine; a payload past the
+//! configured maximum is not applicable; a peer killed with kill -9 fails
+//! its cell only, and the services it held are gone once the run ends (the
+//! next node removes what dead nodes left). No timed assertion.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{reason, rows};
+use serde_json::Value;
+
+fn run_json(db: &Path, args: &[&str]) -> Value {
+    common::run_json(db, &[&["--cell-time", "20ms"], args].concat())
+}
+
+/// iceoryx2's files on this machine: its shared memory and its node and
+/// service records (iceoryx2's default config: /dev/shm and /tmp/iceoryx2).
+fn iceoryx2_files() -> BTreeSet<String> {
+    fn walk(dir: &Path, out: &mut BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.insert(p.display().to_string());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(Path::new("/tmp/iceoryx2"), &mut out);
+    if let Ok(entries) = std::fs::read_dir("/dev/shm") {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("iox2") {
+                out.insert(format!("/dev/shm/{name}"));
+            }
+        }
+    }
+    out
+}
+
+/// Starts a long iceoryx2 run, waits for its first stored cell (a line of
+/// --json-stream), and kills it with SIGKILL, peer and all.
+fn kill_host_after_first_cell(db: &Path) {
+    use std::io::BufRead;
+    let mut child = common::icbench_process()
+        .args(["run", "--no-floor", "--json-stream", "--cell-time", "50ms"])
+        .args(["-L", "iceoryx2", "-s", "1-64K", "-p", "pingpong", "--db"])
+        .arg(db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+}
+
+/// One test, so that no two iceoryx2 runs of this binary overlap and the
+/// file census at the end sees only this test's leftovers.
+#[test]
+fn iceoryx2_carries_every_pattern_and_survives_a_killed_peer() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let before = iceoryx2_files();
+
+    for link in ["iceoryx2", "iceoryx2?wait=event"] {
+        let v = run_json(&db, &["-L", link, "-p", "pingpong", "-s", "16,64,4K,64K"]);
+        let r = rows(&v, "pingpong");
+        assert_eq!(r.len(), 4, "{v}");
+        assert!(r.iter().all(|c| c["status"] == "ok"), "{link}: {r:?}");
+        let v = run_json(&db, &["-L", link, "-p", "stream", "-s", "64,64K"]);
+        let r = rows(&v, "stream");
+        assert!(
+            r.iter().all(|c| c["status"] == "ok" && c["bytes_per_s"].as_f64() > Some(0.0)),
+            "{link}: {r:?}"
+        );
+        let v = run_json(&db, &["-L", link, "-p", "oneway", "-s", "64", "--direction", "both"]);
+        let r = rows(&v, "oneway");
+        assert_eq!(r.len(), 2, "{v}");
+        assert!(r.iter().all(|c| c["status"] == "ok"), "{link}: {r:?}");
+    }
+
+    // Past max=: not applicable, with the maximum, before any message.
+    let v = run_json(&db, &["-L", "iceoryx2?max=1024", "-p", "pingpong", "-s", "64,4K"]);
+    let r = rows(&v, "pingpong");
+    assert_eq!(
+        (r[0]["status"].as_str(), r[1]["status"].as_str()),
+        (Some("ok"), Some("n/a")),
+        "{r:?}"
+    );
+    assert_eq!(r[1]["max_bytes"], 1024);
+
+    // kill -9 of the peer mid-cell: that cell fails with why, the next
+    // cell (a fresh peer, fresh services) is measured.
+    let v = run_json(
+        &db,
+        &["-L", "iceoryx2", "-p", "pingpong", "-s", "64,128", "--peer-fault", "die-after=30"],
+    );
+    let r = rows(&v, "pingpong");
+    assert_eq!(r[0]["status"], "failed", "{r:?}");
+    assert!(reason(&r[0]).contains("peer was killed by signal 9"), "{}", reason(&r[0]));
+    assert_eq!(r[1]["status"], "ok", "{r:?}");
+    // kill -9 of icbench itself once its first cell is stored: the
+    // services it created are left with no live node to remove them…
+    kill_host_after_first_cell(&db);
+    // …so the next run's node removes what dead nodes held: it starts
+    // clean and leaves nothing behind.
+    let v = run_json(&db, &["-L", "iceoryx2", "-p", "pingpong", "-s", "64"]);
+    assert_eq!(rows(&v, "pingpong")[0]["status"], "ok");
+    let left: Vec<_> = iceoryx2_files().difference(&before).cloned().collect();
+    assert!(left.is_empty(), "iceoryx2 files left behind: {left:?}");
+}
