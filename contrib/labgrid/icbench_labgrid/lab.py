@@ -20,6 +20,7 @@ import shlex
 import subprocess
 import tarfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .builds import BuildError, Builds, sha256
@@ -158,9 +159,31 @@ class BoardRun:
             self.shell = _driver(self.target, "SSHDriver", "CommandProtocol")
             self.files = _driver(self.target, "SSHDriver", "FileTransferProtocol")
         except Exception as e:
-            raise BoardError("boot", f"no shell on the board ({one_line(e)}): check its "
-                             "console/power settings in the environment file")
+            name = type(e).__name__
+            if name in ("BrokenPipeError", "EOF", "ConnectionResetError") or isinstance(e, ValueError):
+                why = "its console closed before a shell prompt came: the board stopped (kernel panic, QEMU exit?)"
+            elif name == "TIMEOUT":
+                why = f"no shell prompt in time ({one_line(e)})"
+            else:
+                why = f"no shell on the board ({one_line(e)})"
+            raise BoardError("boot", f"{why}; check its console, power and prompt in the environment file")
         self.say(f"shell up through {type(self.shell).__name__}")
+
+    @contextmanager
+    def console_transfer(self):
+        """XMODEM over a console (ShellDriver's put/get) with the board's tty
+        echo off: otherwise the receiver's first 'C's, sent before sz/rz has
+        put the tty in raw mode, are echoed straight back and taken for the
+        sender's answer — 16 of those and the transfer aborts (seen on a
+        SerialDriver console, which answers faster than QEMUDriver's)."""
+        console = type(self.files).__name__ == "ShellDriver"
+        if console:
+            self.sh("stty -echo")
+        try:
+            yield
+        finally:
+            if console:
+                self.sh("stty echo")
 
     def sh(self, cmd, timeout=30):
         out, _, rc = self.shell.run(cmd, timeout=timeout)
@@ -194,7 +217,8 @@ class BoardRun:
                  f"through {type(self.files).__name__}")
         t0 = time.monotonic()
         try:
-            self.files.put(binary, dest)
+            with self.console_transfer():
+                self.files.put(binary, dest)
         except Exception as e:
             raise BoardError("deploy", f"copying icbench to the board failed ({one_line(e)})")
         out, rc = self.sh(f"chmod 755 {dest} && sha256sum {dest}")
@@ -208,8 +232,11 @@ class BoardRun:
             plan = f.read()
         self.sh(f"rm -f {WORKDIR}/board.db* {WORKDIR}/stream.jsonl {WORKDIR}/rc {WORKDIR}/err.txt")
         try:
-            self.files.put_bytes(plan, f"{WORKDIR}/plan.toml") if hasattr(self.files, "put_bytes") \
-                else self._put_file(plan, f"{WORKDIR}/plan.toml")
+            with self.console_transfer():
+                if hasattr(self.files, "put_bytes"):
+                    self.files.put_bytes(plan, f"{WORKDIR}/plan.toml")
+                else:
+                    self._put_file(plan, f"{WORKDIR}/plan.toml")
         except Exception as e:
             raise BoardError("run", f"copying the plan to the board failed ({one_line(e)})")
         args = " ".join(shlex.quote(a) for a in self.run_args)
@@ -277,7 +304,8 @@ class BoardRun:
             raise BoardError("fetch", "could not pack the board's database")
         try:
             if hasattr(self.files, "get_bytes"):
-                data = self.files.get_bytes(f"{WORKDIR}/board.tgz")
+                with self.console_transfer():
+                    data = self.files.get_bytes(f"{WORKDIR}/board.tgz")
             else:
                 tmp = os.path.join(self.fetch_dir, f".{self.name}.tgz")
                 self.files.get(f"{WORKDIR}/board.tgz", tmp)
@@ -311,11 +339,18 @@ class BoardRun:
     def shut_down(self):
         if not self.power_off:
             return
-        try:
-            if _has(self.target, "PowerProtocol"):
-                self.target.get_driver("PowerProtocol", activate=False).off()
-        except Exception:
-            pass
+        if _has(self.target, "PowerProtocol"):
+            power = self.target.get_driver("PowerProtocol", activate=False)
+            try:
+                power.off()
+            except (ValueError, OSError):
+                # QEMUDriver: QEMU already exited (a panic with -no-reboot), so
+                # its monitor is closed; mark it off, or labgrid's exit-time
+                # cleanup tries the same `quit` again and prints a traceback.
+                if type(power).__name__ == "QEMUDriver":
+                    power.status = 0
+            except Exception:
+                pass
         try:
             self.target.deactivate_all_drivers()
         except Exception:

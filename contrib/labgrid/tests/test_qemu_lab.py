@@ -96,7 +96,7 @@ def test_the_dead_board_fails_alone_and_the_exit_says_so(lab):
     assert rows["board-a"].split()[1] == "ok", summary
     assert rows["board-b"].split()[1] == "ok", summary
     assert rows["board-dead"].split()[1] == "FAILED", summary
-    assert "boot: no shell on the board" in rows["board-dead"], summary
+    assert "boot: its console closed before a shell prompt came" in rows["board-dead"], summary
 
 
 def test_each_board_one_run_with_its_name_and_every_cell(lab):
