@@ -34,6 +34,8 @@ def parse(argv):
     ap.add_argument("--icbench", help="icbench on this machine for merging (default: icbench on PATH, "
                     "else the build for this machine's architecture)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds a board's plan may take (900)")
+    ap.add_argument("--acquire", action="store_true",
+                    help="acquire each target's RemotePlace through the labgrid coordinator first, release it after")
     ap.add_argument("--fetched", help="where the boards' databases are kept (default: STORE.boards/)")
     a = ap.parse_args(argv)
     a.run_args = run_args
@@ -72,7 +74,8 @@ def main(argv=None):
         return 2
     try:
         results = run_lab(env, a.plan, a.store, builds, targets=a.target, icbench_host=icbench,
-                          fetch_dir=a.fetched, run_args=a.run_args, timeout=a.timeout)
+                          fetch_dir=a.fetched, run_args=a.run_args, timeout=a.timeout,
+                          acquire=a.acquire)
     except (BuildError, FileNotFoundError, ValueError) as e:
         print(f"icbench-labgrid: {e}", file=sys.stderr)
         return 2

@@ -406,10 +406,37 @@ def merge(icbench, db, board, store):
             "already_here": sum(e["already_here"] for e in entries)}
 
 
+def place_of(env, name):
+    """The labgrid place a target's RemotePlace resource names, or None."""
+    res = (env.config.get_targets().get(name) or {}).get("resources") or {}
+    entries = res if isinstance(res, list) else [res]
+    for entry in entries:
+        for cls, args in (entry or {}).items():
+            if cls == "RemotePlace":
+                return (args or {}).get("name", name)
+    return None
+
+
+def labgrid_client(env, *args):
+    """labgrid's own client (`labgrid-client -x COORDINATOR …`); (ok, one line)."""
+    import shutil
+    import sys
+    exe = shutil.which("labgrid-client") or os.path.join(os.path.dirname(sys.executable),
+                                                         "labgrid-client")
+    addr = env.config.get_option("coordinator_address",
+                                 os.environ.get("LG_COORDINATOR", "127.0.0.1:20408"))
+    p = subprocess.run([exe, "-x", addr, *args], capture_output=True, text=True, timeout=60)
+    out = (p.stdout + p.stderr).strip().splitlines()
+    return p.returncode == 0, (out[-1] if out else f"exit {p.returncode}")
+
+
 def run_lab(env, plan, store, builds, *, targets=None, icbench_host=None, fetch_dir=None,
-            run_args=(), timeout=900, log=None):
+            run_args=(), timeout=900, log=None, acquire=False):
     """Runs the plan on every target (or the named ones) of a labgrid
-    Environment, one after the other; returns a BoardResult per target."""
+    Environment, one after the other; returns a BoardResult per target.
+    acquire: a target on a RemotePlace has its place acquired through the
+    coordinator first (`labgrid-client acquire`) and released after, however
+    its part ended."""
     if not os.path.isfile(plan):
         raise FileNotFoundError(f"{plan}: no such plan file")
     names = list(targets or env.config.get_targets().keys())
@@ -421,17 +448,42 @@ def run_lab(env, plan, store, builds, *, targets=None, icbench_host=None, fetch_
     fetch_dir = fetch_dir or f"{store}.boards"
     os.makedirs(fetch_dir, exist_ok=True)
     results = []
+    say = log or (lambda board, msg: print(f"[{board}] {msg}", flush=True))
+    # Every place is acquired before the first target is made: labgrid's
+    # RemotePlace session reads the places once, so a place acquired after
+    # it started would still look free to it ("place … is not acquired").
+    places, refused = {}, {}
     for name in names:
-        try:
-            target = env.get_target(name)
-            if target is None:
-                raise KeyError(f"no target '{name}' in the environment")
-        except Exception as e:
-            results.append(BoardResult(board=name, stage="config", reason=one_line(e)))
+        place = place_of(env, name) if acquire else None
+        if place:
+            ok, msg = labgrid_client(env, "-p", place, "acquire")
+            if ok:
+                places[name] = place
+                say(name, f"place {place} acquired through the coordinator")
+            else:
+                refused[name] = f"place {place}: {msg}"
+                say(name, f"FAILED at acquire: place {place}: {msg}")
+    for name in names:
+        if name in refused:
+            results.append(BoardResult(board=name, stage="acquire", reason=refused[name]))
             continue
-        results.append(BoardRun(target, builds, plan, store, icbench_host=icbench_host,
-                                fetch_dir=fetch_dir, run_args=run_args, timeout=timeout,
-                                log=log)())
+        place = places.get(name)
+        try:
+            try:
+                target = env.get_target(name)
+                if target is None:
+                    raise KeyError(f"no target '{name}' in the environment")
+            except Exception as e:
+                results.append(BoardResult(board=name, stage="config", reason=one_line(e)))
+                say(name, f"FAILED at config: {one_line(e)}")
+                continue
+            results.append(BoardRun(target, builds, plan, store, icbench_host=icbench_host,
+                                    fetch_dir=fetch_dir, run_args=run_args, timeout=timeout,
+                                    log=log)())
+        finally:
+            if place:
+                ok, msg = labgrid_client(env, "-p", place, "release")
+                say(name, f"place {place} released" if ok else f"releasing place {place} failed: {msg}")
     return results
 
 
