@@ -21,6 +21,9 @@ QEMU = shutil.which("qemu-system-x86_64") or "/usr/bin/qemu-system-x86_64"
 
 
 def missing(what, how):
+    # Under .ci/run (ICB_NO_SKIP=1) a missing input is a failure, not a skip.
+    if os.environ.get("ICB_NO_SKIP", "0") != "0":
+        pytest.fail(f"{what}: {how}")
     pytest.skip(f"SKIP {what}: {how}")
 
 
