@@ -26,7 +26,9 @@ mkdir -p /dev/shm /dev/mqueue /root
 mount -t tmpfs tmp /tmp
 mount -t tmpfs shm /dev/shm
 mount -t mqueue mq /dev/mqueue 2>/dev/null
-hostname "$(sed -n 's/.*icb_board=\\([^ ]*\\).*/\\1/p' /proc/cmdline)"
+# The guest's own host name, not the board's: the lab store names the board
+# from the environment (merge --board), whatever the board calls itself.
+hostname "guest-$(sed -n 's/.*icb_board=\\([^ ]*\\).*/\\1/p' /proc/cmdline)"
 echo "icbench-lab board $(hostname): $(nproc) CPUs, $(uname -r)"
 export HOME=/root PATH=/bin:/sbin:/usr/bin:/usr/local/bin PS1='%s'
 while true; do setsid cttyhack sh; done

@@ -129,9 +129,18 @@ def test_merging_again_duplicates_nothing(lab):
     assert len(runs(lab)) == before
 
 
-def test_compare_and_effects_across_the_boards(lab):
+def test_compare_effects_and_report_across_the_boards(lab):
     ids = [str(r["id"]) for r in runs(lab)]
     cmp = icbench(lab, "compare", *ids)
-    assert "board-a" in cmp and "board-b" in cmp, cmp
+    # The guests call themselves guest-board-a …: the board names come from the merge.
+    assert "· board board-a · measured · guest-board-a" in cmp, cmp
+    assert "· board board-b · measured · guest-board-b" in cmp, cmp
     eff = icbench(lab, "effects", *ids)
     assert "board" in eff, eff
+    html = os.path.join(lab["dir"], "lab.html")
+    icbench(lab, "report", *ids, "-o", html)
+    page = open(html, encoding="utf-8").read()
+    boards = page[page.index("<h2>Boards</h2>"):]
+    assert "per board (board-a, board-b)" in boards, boards[:2000]
+    for b in ("board-a", "board-b"):
+        assert f'<td class="l">{b}</td>' in boards, boards[:2000]
