@@ -40,6 +40,10 @@ pub struct Side {
     pub cpu_model: String,
     /// The link, when comparing links within one run.
     pub link: Option<String>,
+    /// The board a merged run came from (`icbench merge --board`), when
+    /// it is not the host name already shown (issue #19).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
 }
 
 /// One compared cell.

@@ -329,6 +329,7 @@ mod tests {
             hostname: "h".into(),
             cpu_model: "c".into(),
             link: None,
+            board: None,
         }
     }
 

@@ -109,6 +109,7 @@ fn comparison_of_log_and_table() {
         hostname: v.meta.hostname.clone(),
         cpu_model: v.meta.cpu_model.clone(),
         link: None,
+        board: None,
     };
     let inputs = [
         Input { side: side("A", &a), cells: ca.iter().collect() },

@@ -306,7 +306,7 @@ fn runs_from_two_boards_make_board_a_factor() {
         // Each board's own run: its own host and start.
         let mut store = Store::open(&db).unwrap();
         let mut m = meta("0-1");
-        m.hostname = board.to_string();
+        m.hostname = format!("{board}-host");
         m.started_unix_ns += slow as i64;
         let run = store.begin_run(&m).unwrap();
         for c in &cells {
@@ -324,6 +324,20 @@ fn runs_from_two_boards_make_board_a_factor() {
         (board["highest"].as_str(), board["lowest"].as_str()),
         (Some("imx8"), Some("stm32mp1"))
     );
+    // The report draws the boards side by side: one series per board in
+    // each link's panel, and the model per board (item 3).
+    let html = dir.path().join("lab.html");
+    ok(&lab, &["report", "1", "2", "-o", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let boards = &page[page.find("<h2>Boards</h2>").expect("a boards section")..];
+    for board in ["stm32mp1", "imx8"] {
+        assert!(boards.contains(&format!("<td class=\"l\">{board}</td>")), "{board}: {boards}");
+    }
+    assert!(boards.contains("per board (stm32mp1, imx8)"), "{boards}");
+    // compare names each merged run's board beside its host.
+    let cmp = ok(&lab, &["compare", "1", "2"]);
+    assert!(cmp.contains("A: run 1 · board stm32mp1 · measured · stm32mp1-host"), "{cmp}");
+    assert!(cmp.contains("B: run 2 · board imx8 · measured · imx8-host"), "{cmp}");
     // A factor filter names the runs, not one of them.
     let err = fails(&lab, &["effects", "1", "2", "--where", "boards=imx8"]);
     assert!(err.contains("runs 1, 2 has no factor 'boards'") && err.contains("board"), "{err}");

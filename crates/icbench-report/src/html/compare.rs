@@ -57,9 +57,10 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, c: &CompareView) {
     for s in &c.sides {
         let _ = write!(
             h,
-            "<li>{}: run {} ({}) · {} · {}</li>",
+            "<li>{}: run {}{} ({}) · {} · {}</li>",
             esc(&s.label),
             s.run_id,
+            s.board.as_deref().map(|b| format!(" · board {}", esc(b))).unwrap_or_default(),
             esc(&s.source),
             esc(&s.hostname),
             esc(&s.cpu_model)
@@ -140,6 +141,7 @@ mod tests {
             hostname: "h".into(),
             cpu_model: "c".into(),
             link: None,
+            board: None,
         };
         let inputs = [
             crate::compare::Input { side: side("A", 1), cells: a.iter().collect() },

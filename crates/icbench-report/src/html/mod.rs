@@ -11,6 +11,7 @@
 //! multiples, one panel per link; every series has its own colour, marker
 //! and dash. Every string that comes from the store goes through [`esc`].
 
+mod boards;
 mod compare;
 mod dist;
 mod pairs;
@@ -34,6 +35,9 @@ use crate::view::RunView;
 pub struct ReportRun<'a> {
     pub view: RunView,
     pub cells: &'a [CellResult],
+    /// The board it was measured on (`icbench merge --board`), or `None`
+    /// for its host name: runs of two or more boards get a boards section.
+    pub board: Option<String>,
 }
 
 /// The HTML page and each figure on its own (file stem, SVG text).
@@ -80,6 +84,7 @@ pub fn build(runs: &[ReportRun<'_>], compare: Option<&CompareView>) -> Report {
     for r in runs {
         run_section(&mut h, &mut figs, r);
     }
+    boards::section(&mut h, &mut figs, runs);
     if let Some(c) = compare {
         compare::section(&mut h, &mut figs, c);
     }
@@ -214,6 +219,7 @@ pub fn compare_inputs<'a>(runs: &[ReportRun<'a>]) -> Vec<Input<'a>> {
                 hostname: r.view.meta.hostname.clone(),
                 cpu_model: r.view.meta.cpu_model.clone(),
                 link: None,
+                board: r.board.clone().filter(|b| *b != r.view.meta.hostname),
             },
             cells: r.cells.iter().collect(),
         })
@@ -281,7 +287,7 @@ pub(crate) mod tests {
     fn a_nine_link_run_is_one_self_contained_page_of_panels() {
         let cells = nine_links();
         let view = crate::view::build(4, &crate::testing::meta(), &cells);
-        let rep = build(&[ReportRun { view, cells: &cells }], None);
+        let rep = build(&[ReportRun { view, cells: &cells, board: None }], None);
         let page = &rep.html;
         let ids: Vec<&str> = rep.figures.iter().map(|f| f.0.as_str()).collect();
         assert_eq!(
@@ -317,7 +323,7 @@ pub(crate) mod tests {
     fn figures_are_twice_the_old_size() {
         let cells = nine_links();
         let view = crate::view::build(4, &crate::testing::meta(), &cells);
-        let rep = build(&[ReportRun { view, cells: &cells }], None);
+        let rep = build(&[ReportRun { view, cells: &cells, board: None }], None);
         for (id, svg) in &rep.figures {
             let w: f64 = values(svg, "width")[0].parse().unwrap();
             let h: f64 = values(svg, "height")[0].parse().unwrap();

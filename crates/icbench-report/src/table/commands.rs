@@ -146,10 +146,11 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
     for s in &view.sides {
         writeln!(
             out,
-            "{}: run {}{} · {} · {} · {}",
+            "{}: run {}{}{} · {} · {} · {}",
             s.label,
             s.run_id,
             s.link.as_deref().map(|l| format!(" link {l}")).unwrap_or_default(),
+            s.board.as_deref().map(|b| format!(" · board {b}")).unwrap_or_default(),
             s.source,
             s.hostname,
             s.cpu_model

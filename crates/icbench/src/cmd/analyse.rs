@@ -57,7 +57,7 @@ pub fn model(a: &ModelArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn side(label: String, run: &StoredRun, link: Option<String>) -> Side {
+fn side(label: String, run: &StoredRun, link: Option<String>, board: Option<String>) -> Side {
     Side {
         label,
         run_id: run.id.0,
@@ -65,6 +65,7 @@ fn side(label: String, run: &StoredRun, link: Option<String>) -> Side {
         hostname: run.meta.hostname.clone(),
         cpu_model: run.meta.cpu_model.clone(),
         link,
+        board: board.filter(|b| *b != run.meta.hostname),
     }
 }
 
@@ -107,7 +108,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
                 if cells.is_empty() {
                     return Err(bad(format!("--link {l}: run {} has no such link", run.id)));
                 }
-                Ok(Input { side: side(label(i), run, Some(l.clone())), cells })
+                Ok(Input { side: side(label(i), run, Some(l.clone()), None), cells })
             })
             .collect::<Result<_>>()?
     } else {
@@ -118,7 +119,15 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         }
         runs.iter()
             .enumerate()
-            .map(|(i, r)| Input { side: side(label(i), r, None), cells: r.cells.iter().collect() })
+            .map(|(i, r)| {
+                // A merged run names its board (`merge --board`) beside its host.
+                let origin = store.origin(r.id).ok().flatten();
+                let board = crate::cmd::effects::board_of(origin.as_deref(), r);
+                Input {
+                    side: side(label(i), r, None, Some(board)),
+                    cells: r.cells.iter().collect(),
+                }
+            })
             .collect()
     };
     let cv = icbench_report::compare::build(&inputs, by_link);
@@ -164,13 +173,17 @@ pub fn report(a: &ReportArgs) -> Result<ExitCode> {
     let store = open_existing(&a.db)?;
     let mut loaded = Vec::new();
     for r in &a.runs {
-        loaded.push(load_view(&store, &a.db, r)?);
+        let (run, view) = load_view(&store, &a.db, r)?;
+        let origin = store.origin(run.id).map_err(|e| bad(e.to_string()))?;
+        let board = crate::cmd::effects::board_of(origin.as_deref(), &run);
+        loaded.push((run, view, board));
     }
     let runs: Vec<icbench_report::html::ReportRun<'_>> = loaded
         .iter()
-        .map(|(run, view)| icbench_report::html::ReportRun {
+        .map(|(run, view, board)| icbench_report::html::ReportRun {
             view: view.clone(),
             cells: &run.cells,
+            board: Some(board.clone()),
         })
         .collect();
     let compare = (runs.len() > 1).then(|| {

@@ -62,7 +62,7 @@ pub fn effects(a: &EffectsArgs) -> Result<ExitCode> {
 
 /// The board a run came from: the name `merge --board` recorded in its
 /// origin ("board NAME · FILE · run N"), else the host it ran on.
-fn board_of(origin: Option<&str>, run: &StoredRun) -> String {
+pub(crate) fn board_of(origin: Option<&str>, run: &StoredRun) -> String {
     origin
         .and_then(|o| o.strip_prefix("board "))
         .and_then(|o| o.split(" · ").next())
