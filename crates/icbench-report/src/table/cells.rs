@@ -249,7 +249,7 @@ statistics per cell (ns; outliers are flagged, never removed)"
         right_align(&mut t, 3);
         writeln!(out, "{t}")?;
     }
-    disturbed_lines(view, out)?;
+    disturbed_lines(view, out, true)?;
     let chans = channel_cells(view);
     if !chans.is_empty() {
         writeln!(out, "\nper channel ({CHANNELS_NOTE})")?;

@@ -233,7 +233,7 @@ fn batched_lines(view: &RunView) -> Vec<String> {
 
 /// The disturbed cells, each with what disturbed it, and the cells cut
 /// short of their cell time.
-fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io::Result<()> {
     let cut = crate::disturbed::cut_lines(view);
     if !cut.is_empty() {
         writeln!(out, "\ncells cut short of the cell time (the engine's message cap):")?;
@@ -242,7 +242,16 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     let batched = batched_lines(view);
-    if !batched.is_empty() {
+    if !batched.is_empty() && !cells {
+        // Each line names a row of a table not printed: a count will do.
+        writeln!(
+            out,
+            "\n{} ping-pong cells timed in batches (a round trip spans under {} clock steps): \
+             `--cells` lists them",
+            batched.len(),
+            icbench_model::RESOLVE_STEPS
+        )?;
+    } else if !batched.is_empty() {
         writeln!(
             out,
             "\ncells timed in batches (one round trip spans under {} clock steps; their \
@@ -420,16 +429,28 @@ fn floor_lines(f: &icbench_model::Floor, out: &mut dyn Write) -> std::io::Result
     Ok(())
 }
 
-/// The whole run: header, ping-pong table, stream table, targets.
-pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
-    run_styled(view, out, Style::Terminal)
+/// How much of a run its text shows: the summary (the default of `run` and
+/// `show`, issue #18: a default run's two 153-row tables buried it), or
+/// every cell's table as well (`--cells`, the markdown export). A run with
+/// nothing to summarise (one-way cells, a remote peer's protocol, a chip)
+/// shows its tables either way: they are all it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Summary,
+    Cells,
+}
+
+/// The whole run: header, the tables when asked for, footnotes, the
+/// targets' line, the summary and verdict.
+pub fn run(view: &RunView, out: &mut dyn Write, detail: Detail) -> std::io::Result<()> {
+    run_styled(view, out, Style::Terminal, detail)
 }
 
 /// The run as markdown: its tables in GitHub's pipe syntax, every other
 /// line ending in a hard break, a blank line around each table.
 pub fn markdown(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     let mut buf = Vec::new();
-    run_styled(view, &mut buf, Style::Markdown)?;
+    run_styled(view, &mut buf, Style::Markdown, Detail::Cells)?;
     let text = String::from_utf8_lossy(&buf);
     let mut in_table = false;
     for line in text.lines() {
@@ -450,8 +471,79 @@ pub fn markdown(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result<()> {
+fn run_styled(
+    view: &RunView,
+    out: &mut dyn Write,
+    st: Style,
+    detail: Detail,
+) -> std::io::Result<()> {
     header(view, out)?;
+    let cells = detail == Detail::Cells || view.summary.classes.is_empty();
+    if cells {
+        cell_tables(view, out, st)?;
+    }
+    disturbed_lines(view, out, cells)?;
+    if cells {
+        let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
+        if view.pingpong.iter().any(|r| dimtass(&r.protocol))
+            || view.bulk.iter().any(|r| dimtass(&r.protocol))
+        {
+            writeln!(
+                out,
+                "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not \
+                 checked"
+            )?;
+        }
+    }
+    targets_line(view, out)?;
+    warnings(view, out)?;
+    if !cells {
+        writeln!(out, "\n{}", cells_hint(view))?;
+    }
+    summary(&view.summary, out)
+}
+
+/// Where the tables are when the summary stands in for them.
+fn cells_hint(view: &RunView) -> String {
+    let counts: Vec<String> = [
+        ("ping-pong", view.pingpong.len()),
+        ("stream", view.stream.len()),
+        ("bulk", view.bulk.len()),
+        ("oneway", view.oneway.len()),
+        ("timer", view.timer.len()),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(what, n)| format!("{what} {n}"))
+    .collect();
+    format!(
+        "every cell ({}): `icbench show {} --cells`; `--stats` every statistic, `--json` all",
+        counts.join(", "),
+        view.run_id
+    )
+}
+
+/// One line of the project's own targets (issue #18: not what a user reads
+/// first); the table is behind `show --targets`.
+fn targets_line(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.targets.is_empty() {
+        return Ok(());
+    }
+    let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
+    writeln!(
+        out,
+        "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
+         `icbench show {} --targets`",
+        view.targets.len(),
+        count(crate::targets::Verdict::Met),
+        count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
+        count(crate::targets::Verdict::NotShown),
+        view.run_id
+    )
+}
+
+/// Every cell's table, a pattern at a time, and the CPU pair matrices.
+fn cell_tables(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result<()> {
     if !view.pingpong.is_empty() {
         writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
         writeln!(out, "{}", st.show(pingpong_table(&view.pingpong)))?;
@@ -500,39 +592,5 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
         )?;
         writeln!(out, "{}", st.show(oneway_table(&view.oneway)))?;
     }
-    cpu_pairs(&view.cpu_pairs, out, st)?;
-    disturbed_lines(view, out)?;
-    let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
-    if view.pingpong.iter().any(|r| dimtass(&r.protocol))
-        || view.bulk.iter().any(|r| dimtass(&r.protocol))
-    {
-        writeln!(
-            out,
-            "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not checked"
-        )?;
-    }
-    if !view.targets.is_empty() {
-        // The project's own targets are not what a user reads first
-        // (issue #18): one line here, the table behind `show --targets`.
-        let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
-        writeln!(
-            out,
-            "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
-             `icbench show {} --targets`",
-            view.targets.len(),
-            count(crate::targets::Verdict::Met),
-            count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
-            count(crate::targets::Verdict::NotShown),
-            view.run_id
-        )?;
-    }
-    warnings(view, out)?;
-    summary(&view.summary, out)?;
-    if let Some(v) = view.verdict.as_ref().filter(|v| v.verdict != "not judged") {
-        writeln!(out)?;
-        for line in format::wrap(&v.text, 100) {
-            writeln!(out, "{line}")?;
-        }
-    }
-    Ok(())
+    cpu_pairs(&view.cpu_pairs, out, st)
 }

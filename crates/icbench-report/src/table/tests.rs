@@ -217,7 +217,7 @@ fn figures_follow_the_clock_step_and_batched_cells_are_named() {
         RunMeta { clock_overhead_ns: 20.0, clock_granule_ns: 10.0, ..crate::testing::meta() };
     let view = crate::view::build(1, &meta, &[cell(1, &on_grid, None), cell(2, &means, Some(8))]);
     let mut out = Vec::new();
-    run(&view, &mut out).unwrap();
+    run(&view, &mut out, Detail::Cells).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("one read costs 20.0 ns, readings step by 10.0 ns"), "{text}");
     let row = |size: &str| {
@@ -294,7 +294,7 @@ fn a_long_list_of_marked_cells_is_folded() {
         .collect();
     let view = crate::build(7, &crate::testing::meta(), &cells);
     let mut out = Vec::new();
-    super::run(&view, &mut out).unwrap();
+    super::run(&view, &mut out, super::Detail::Summary).unwrap();
     let text = String::from_utf8(out).unwrap();
     let notes = text.lines().filter(|l| l.starts_with("! pingpong pipe")).count();
     assert_eq!(notes, 12, "{text}");
