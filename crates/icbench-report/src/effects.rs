@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{CellAlignment, Table};
 use icbench_model::{CellData, CellKey, CellOutcome, CellResult, JSON_SCHEMA_VERSION};
 use icbench_stats::Interval;
 use icbench_stats::effects::{
@@ -199,11 +199,9 @@ pub fn json(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out)
 }
 
+/// The run tables' style: fits the terminal, whole when piped.
 fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.iter().copied());
+    let mut t = crate::table::table(header);
     for i in 1..header.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);

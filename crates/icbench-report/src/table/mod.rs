@@ -45,12 +45,36 @@ pub fn link_name(link: &str, protocol: &Option<String>) -> String {
 /// wrapping cells where it must (issue #18: a default run's tables were up
 /// to 142 columns wide); piped or redirected, where no width is known, it is
 /// drawn whole, each row on one line.
-fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
+    if let Some(w) = WIDTH.get() {
+        t.set_width(w);
+    }
     t
+}
+
+thread_local! {
+    /// The width the tables are drawn to in place of the terminal's.
+    static WIDTH: std::cell::Cell<Option<u16>> = const { std::cell::Cell::new(None) };
+}
+
+/// Renders as on a terminal `width` columns wide (the width tests; a
+/// terminal's own width needs nothing).
+pub fn at_width<R>(width: u16, f: impl FnOnce() -> R) -> R {
+    let before = WIDTH.replace(Some(width));
+    let r = f();
+    WIDTH.set(before);
+    r
+}
+
+/// The width lines of text wrap at: the terminal's (or [`at_width`]'s),
+/// at most 100; 100 when piped.
+pub(crate) fn text_width() -> usize {
+    let w = WIDTH.get().or_else(|| Table::new().width()).map_or(100, usize::from);
+    w.clamp(40, 100)
 }
 
 /// How the run's tables are drawn: boxes for a terminal, or GitHub
@@ -271,7 +295,7 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
         )?;
         let shown = lines.len().min(MAX_FOOTNOTES);
         for l in &lines[..shown] {
-            for w in format::wrap(l, 100) {
+            for w in format::wrap(l, text_width()) {
                 writeln!(out, "{w}")?;
             }
         }
@@ -282,7 +306,7 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
                 lines.len() - shown,
                 view.run_id
             );
-            for w in format::wrap(&more, 100) {
+            for w in format::wrap(&more, text_width()) {
                 writeln!(out, "{w}")?;
             }
         }
@@ -383,7 +407,7 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         floor_lines(f, out)?;
     }
     if let (Some(d), Some(t)) = (&view.floor_drift, &m.floor_tail) {
-        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, 100)) {
+        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, text_width())) {
             writeln!(out, "{l}")?;
         }
     }

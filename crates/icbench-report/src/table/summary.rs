@@ -31,13 +31,13 @@ pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", Style::Terminal.show(t))?;
     let legend = "met: yes or no; not shown: the ratio's 95 % interval crosses the bound, so \
                   this run cannot decide; out of reach: this machine's floor is already past it";
-    for line in format::wrap(legend, 100) {
+    for line in format::wrap(legend, text_width()) {
         writeln!(out, "{line}")?;
     }
     for g in &view.targets {
         if let Some(why) = &g.why {
             let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
-            for line in format::wrap(&text, 100) {
+            for line in format::wrap(&text, text_width()) {
                 writeln!(out, "{line}")?;
             }
         }
@@ -51,10 +51,13 @@ pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
 /// run's verdict. Lines of at most 100 columns.
 pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Result<()> {
     if !s.classes.is_empty() {
-        writeln!(
-            out,
-            "\nsummary: the best link per message size; the others × slower (or × less); ! marked"
-        )?;
+        let w = text_width();
+        let intro = "summary: the best link per message size, (…) where a repeat run's figure \
+                     lands; the others × slower (or × less); ! marked";
+        writeln!(out)?;
+        for line in format::wrap(intro, w) {
+            writeln!(out, "{line}")?;
+        }
         for c in &s.classes {
             writeln!(out, "{}", c.class)?;
             let rows = [("round trip", &c.latency, true), ("stream", &c.throughput, false)];
@@ -65,14 +68,14 @@ pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Res
             }
         }
         if let Some(f) = &s.floor {
-            for line in format::wrap(&floor_line(f), 100) {
+            for line in format::wrap(&floor_line(f), w) {
                 writeln!(out, "{line}")?;
             }
         }
     }
     if let Some(v) = &s.verdict {
         writeln!(out)?;
-        for line in format::wrap(v, 100) {
+        for line in format::wrap(v, text_width()) {
             writeln!(out, "{line}")?;
         }
     }
@@ -124,7 +127,7 @@ fn ranking(
     let mut line = String::new();
     for (i, o) in others.iter().enumerate() {
         let piece = if i + 1 < others.len() { format!("{o}, ") } else { o.clone() };
-        if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > 100 {
+        if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > text_width() {
             writeln!(out, "{:21}{}", "", line.trim_end())?;
             line.clear();
         }
