@@ -278,6 +278,10 @@ fn yes_no(t: &Term) -> String {
 
 /// `icbench effects`: a block per metric.
 pub fn render(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
+    crate::table::fitted(out, |o| render_text(view, o))
+}
+
+fn render_text(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
     let scale = match view.scale {
         Scale::Log => "log scale: means are geometric, effects and ranges are ratios",
         Scale::Linear => "linear scale: effects and ranges are differences",
@@ -449,7 +453,7 @@ fn anova(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             "".into(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::draw(&t))?;
     match &e.error {
         None => writeln!(
             out,
@@ -517,7 +521,7 @@ fn levels(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             ]);
         }
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::draw(&t))?;
     let grand = match fm.scale {
         Scale::Log => "geometric mean of all cells",
         Scale::Linear => "mean of all cells",

@@ -8,10 +8,13 @@
 
 mod cells;
 mod commands;
+mod layout;
 mod pairs;
 mod summary;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod width_tests;
 
 pub use cells::{run_stats, stats_table};
 pub use commands::{RunListRow, compare, model, runs};
@@ -19,11 +22,14 @@ pub use pairs::{pair_heading, pair_text};
 pub use summary::{summary, targets};
 
 use cells::*;
+use layout::right_align;
+pub use layout::{Style, at_width};
+pub(crate) use layout::{draw, fitted, table, text_width};
 use pairs::*;
 
 use std::io::Write;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{CellAlignment, Table};
 use serde::Serialize;
 
 use crate::disturbed::marked;
@@ -38,83 +44,6 @@ pub fn link_name(link: &str, protocol: &Option<String>) -> String {
     match protocol {
         Some(p) => format!("{link} · {p}"),
         None => link.to_string(),
-    }
-}
-
-/// A table in the run's style. On a terminal it fits the terminal's width,
-/// wrapping cells where it must (issue #18: a default run's tables were up
-/// to 142 columns wide); piped or redirected, where no width is known, it is
-/// drawn whole, each row on one line.
-pub(crate) fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().copied());
-    if let Some(w) = WIDTH.get() {
-        t.set_width(w);
-    }
-    t
-}
-
-thread_local! {
-    /// The width the tables are drawn to in place of the terminal's.
-    static WIDTH: std::cell::Cell<Option<u16>> = const { std::cell::Cell::new(None) };
-}
-
-/// Renders as on a terminal `width` columns wide (the width tests; a
-/// terminal's own width needs nothing).
-pub fn at_width<R>(width: u16, f: impl FnOnce() -> R) -> R {
-    let before = WIDTH.replace(Some(width));
-    let r = f();
-    WIDTH.set(before);
-    r
-}
-
-/// The width lines of text wrap at: the terminal's (or [`at_width`]'s),
-/// at most 100; 100 when piped.
-pub(crate) fn text_width() -> usize {
-    let w = WIDTH.get().or_else(|| Table::new().width()).map_or(100, usize::from);
-    w.clamp(40, 100)
-}
-
-/// How the run's tables are drawn: boxes for a terminal, or GitHub
-/// markdown for pasting into issues and reviews (`export --format md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    Terminal,
-    Markdown,
-}
-
-impl Style {
-    fn show(self, t: Table) -> Table {
-        match self {
-            Style::Terminal => t,
-            Style::Markdown => {
-                // One line per row (a header on two lines would put its
-                // second line below the delimiter), pipes and tags escaped.
-                let clean = |c: &comfy_table::Cell| {
-                    c.content().replace('\n', " ").replace('|', "\\|").replace('<', "\\<")
-                };
-                let mut m = Table::new();
-                m.load_style(presets::ASCII_MARKDOWN)
-                    .set_content_arrangement(ContentArrangement::Disabled);
-                if let Some(h) = t.header() {
-                    m.set_header(h.cell_iter().map(clean).collect::<Vec<_>>());
-                }
-                for r in t.row_iter() {
-                    m.add_row(r.cell_iter().map(clean).collect::<Vec<_>>());
-                }
-                m
-            }
-        }
-    }
-}
-
-fn right_align(t: &mut Table, from: usize) {
-    for i in from..t.column_count() {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
     }
 }
 
@@ -467,7 +396,7 @@ pub enum Detail {
 /// The whole run: header, the tables when asked for, footnotes, the
 /// targets' line, the summary and verdict.
 pub fn run(view: &RunView, out: &mut dyn Write, detail: Detail) -> std::io::Result<()> {
-    run_styled(view, out, Style::Terminal, detail)
+    fitted(out, |o| run_styled(view, o, Style::Terminal, detail))
 }
 
 /// The run as markdown: its tables in GitHub's pipe syntax, every other
@@ -541,7 +470,7 @@ fn cells_hint(view: &RunView) -> String {
     .map(|(what, n)| format!("{what} {n}"))
     .collect();
     format!(
-        "every cell ({}): `icbench show {} --cells`; `--stats` every statistic, `--json` all",
+        "the tables of every cell ({}): `icbench show {} --cells`",
         counts.join(", "),
         view.run_id
     )

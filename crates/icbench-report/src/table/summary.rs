@@ -10,6 +10,10 @@ use super::*;
 /// with its interval where it has one, what is required, and whether this
 /// run shows it met — in words a user reads.
 pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| targets_text(view, o))
+}
+
+fn targets_text(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if view.targets.is_empty() {
         return writeln!(
             out,
@@ -52,8 +56,8 @@ pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
 pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Result<()> {
     if !s.classes.is_empty() {
         let w = text_width();
-        let intro = "summary: the best link per message size, (…) where a repeat run's figure \
-                     lands; the others × slower (or × less); ! marked";
+        let intro = "summary: the best link per message size ((…): where a repeat run lands), \
+                     the others × slower or × less; ! marked";
         writeln!(out)?;
         for line in format::wrap(intro, w) {
             writeln!(out, "{line}")?;

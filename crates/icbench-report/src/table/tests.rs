@@ -301,3 +301,49 @@ fn a_long_list_of_marked_cells_is_folded() {
     assert!(text.contains("… and 18 more marked cells: `icbench show 7 --stats`"), "{text}");
     assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
 }
+
+/// Issue #18 item 1: the default prints the header, the summary with the
+/// floor and the verdict, and where the tables are; `--cells` the tables
+/// too; a run with nothing to summarise (one-way cells only) its tables
+/// either way.
+#[test]
+fn the_default_is_the_summary_and_cells_adds_the_tables() {
+    let cells = super::width_tests::cells();
+    let view = crate::build(9, &super::width_tests::meta(), &cells);
+    let text = |v: &RunView, d| {
+        let mut out = Vec::new();
+        run(v, &mut out, d).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let short = text(&view, Detail::Summary);
+    let table_rows = |t: &str| t.lines().filter(|l| l.starts_with('│')).count();
+    assert_eq!(table_rows(&short), 0, "{short}");
+    for want in [
+        "floor: cache-line round trip 120 ns",
+        "summary: the best link per message size ((…): where a repeat run lands)",
+        "  round trip   64 B: shm?wait=futex&slots=64 311 ns",
+        "the tables of every cell (ping-pong 10, stream 18, bulk 1, oneway 2): `icbench show 9 --cells`",
+        "targets: ",
+        // The summary's floor: the best 64 B round trip against the two-line
+        // trip, the best 64 KiB stream against memcpy.
+        "floor: two-line round trip 180 ns (the best small round trip is 1.73× it) · memcpy \
+         9.50 GB/s",
+    ] {
+        assert!(short.contains(want), "{want}:\n{short}");
+    }
+    assert!(!short.contains("ping-pong: round trip per message"), "{short}");
+
+    let full = text(&view, Detail::Cells);
+    assert!(full.contains("ping-pong: round trip per message"), "{full}");
+    assert!(full.contains("n/a (max 64 KiB)") && full.contains("oneway: one-way latency"));
+    assert!(table_rows(&full) > 30, "{full}");
+    assert!(!full.contains("`icbench show 9 --cells`"), "{full}");
+    assert!(full.contains("summary: the best link per message size"), "{full}");
+
+    let oneway: Vec<_> =
+        cells.into_iter().filter(|c| c.key.pattern == icbench_model::Pattern::OneWay).collect();
+    let view = crate::build(10, &super::width_tests::meta(), &oneway);
+    assert!(view.summary.classes.is_empty());
+    let only = text(&view, Detail::Summary);
+    assert!(only.contains("oneway: one-way latency") && table_rows(&only) == 3, "{only}");
+}
