@@ -532,6 +532,13 @@ fn cell_tables(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Resul
             "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
         )?;
         writeln!(out, "{}", st.show(bulk_table(&view.bulk)))?;
+        if view.bulk.iter().any(|r| r.transfers_per_s.is_some()) {
+            writeln!(
+                out,
+                "transfers/s and payload B/s: over the whole cell, slow transfers included (not \
+                 1 ÷ p50)"
+            )?;
+        }
     }
     if !view.timer.is_empty() {
         writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
