@@ -215,32 +215,63 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
             writeln!(out, "{l}")?;
         }
     }
-    let lines = crate::disturbed::footnotes(view);
-    if !lines.is_empty() {
-        writeln!(
-            out,
-            "\nmarked cells (!): disturbed, as the kernel's counters show, or their blocks \
-             disagree (docs/method.md):"
-        )?;
-        let shown = lines.len().min(MAX_FOOTNOTES);
-        for l in &lines[..shown] {
-            for w in format::wrap(l, text_width()) {
-                writeln!(out, "{w}")?;
-            }
+    let all = crate::disturbed::footnotes(view);
+    if all.is_empty() {
+        return Ok(());
+    }
+    // Without the tables, the notes that matter are those of the figures
+    // the summary quotes; the rest are counted (issue #18: a noisy run's
+    // dozen notes on mq cells buried its summary).
+    let lines: Vec<&String> = if cells {
+        all.iter().collect()
+    } else {
+        let quoted = quoted_cells(view);
+        all.iter().filter(|l| quoted.iter().any(|q| l.starts_with(q.as_str()))).collect()
+    };
+    let shown = lines.len().min(MAX_FOOTNOTES);
+    writeln!(
+        out,
+        "\nmarked cells (!){}: disturbed, as the kernel's counters show, or their blocks \
+         disagree (docs/method.md):",
+        if cells { "" } else { " the summary quotes" }
+    )?;
+    for l in &lines[..shown] {
+        for w in format::wrap(l, text_width()) {
+            writeln!(out, "{w}")?;
         }
-        if lines.len() > shown {
-            let more = format!(
-                "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
-                 `--blocks` its blocks, `--json` both",
-                lines.len() - shown,
-                view.run_id
-            );
-            for w in format::wrap(&more, text_width()) {
-                writeln!(out, "{w}")?;
-            }
+    }
+    if all.len() > shown {
+        let more = format!(
+            "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
+             `--blocks` its blocks, `--json` both",
+            all.len() - shown,
+            view.run_id
+        );
+        for w in format::wrap(&more, text_width()) {
+            writeln!(out, "{w}")?;
         }
     }
     Ok(())
+}
+
+/// The footnote prefixes (`! pingpong shm 64 B:`) of the cells whose
+/// figures the summary prints: each class's best link.
+fn quoted_cells(view: &RunView) -> Vec<String> {
+    let mut q = Vec::new();
+    for c in &view.summary.classes {
+        for (pattern, r, dir) in [("pingpong", &c.latency, ""), ("stream", &c.throughput, " h2p")] {
+            if let Some(best) = r.as_ref().and_then(|r| Some((r.size_bytes, r.entries.first()?))) {
+                let (size, e) = best;
+                q.push(format!(
+                    "{} {pattern} {} {}{dir}:",
+                    crate::disturbed::MARK,
+                    e.link,
+                    format::bytes(size)
+                ));
+            }
+        }
+    }
+    q
 }
 
 /// Marked-cell footnotes printed under the tables; a bad run had hundreds,

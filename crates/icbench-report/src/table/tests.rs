@@ -294,11 +294,23 @@ fn a_long_list_of_marked_cells_is_folded() {
         .collect();
     let view = crate::build(7, &crate::testing::meta(), &cells);
     let mut out = Vec::new();
-    super::run(&view, &mut out, super::Detail::Summary).unwrap();
+    super::run(&view, &mut out, super::Detail::Cells).unwrap();
     let text = String::from_utf8(out).unwrap();
     let notes = text.lines().filter(|l| l.starts_with("! pingpong pipe")).count();
     assert_eq!(notes, 12, "{text}");
     assert!(text.contains("… and 18 more marked cells: `icbench show 7 --stats`"), "{text}");
+    assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
+
+    // Without the tables, only the cell the summary quotes (pipe at 30 B,
+    // the small class's largest size here) has its note; the rest counted.
+    let mut out = Vec::new();
+    super::run(&view, &mut out, super::Detail::Summary).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("! pingpong pipe")).collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(notes[0].starts_with("! pingpong pipe 30 B: "), "{text}");
+    assert!(text.contains("marked cells (!) the summary quotes: "), "{text}");
+    assert!(text.contains("… and 29 more marked cells"), "{text}");
     assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
 }
 
