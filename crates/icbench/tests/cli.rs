@@ -147,6 +147,13 @@ fn a_stored_run_shows_again_from_the_store_alone() {
     for unit in ["p50 RTT", " B ", "µs", "B/s", "msg/s"] {
         assert!(text.contains(unit), "table lacks '{unit}':\n{text}");
     }
+    // Without --cells: the summary, and where the tables are (issue #18).
+    let short = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let short = String::from_utf8_lossy(&short.stdout);
+    assert!(!short.lines().any(|l| l.starts_with('│')), "{short}");
+    assert!(short.contains(&format!("`icbench show {id} --cells`")), "{short}");
+    assert!(short.contains("summary: the best link per message size"), "{short}");
+    assert!(short.contains("  round trip    8 B: unix "), "{short}");
 }
 
 #[test]
