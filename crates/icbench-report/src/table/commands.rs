@@ -50,7 +50,7 @@ fn runs_text(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
             r.cells_failed.to_string(),
             r.cells_na.to_string(),
             r.verdict.clone().unwrap_or_else(|| "–".to_string()),
-            r.label.clone().unwrap_or_default(),
+            r.label.as_deref().map(format::printable).unwrap_or_default(),
         ]);
     }
     right_align(&mut t, 6);

@@ -355,8 +355,8 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         m.governor.as_deref().map(|g| format!(" · governor {g}")).unwrap_or_default(),
     )?;
     if m.label.is_some() || m.user_note.is_some() {
-        let label = m.label.as_deref().map(|l| format!("label {l}"));
-        let note = m.user_note.as_deref().map(|n| format!("note: {n}"));
+        let label = m.label.as_deref().map(|l| format!("label {}", format::printable(l)));
+        let note = m.user_note.as_deref().map(|n| format!("note: {}", format::printable(n)));
         writeln!(out, "{}", label.into_iter().chain(note).collect::<Vec<_>>().join(" · "))?;
     }
     writeln!(out, "clock {}", clock_line(m))?;
