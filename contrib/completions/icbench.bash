@@ -309,7 +309,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__chip)
-            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --image --flash-cmd --raw --plan --db --json --sysfs-root --dev-root --help"
+            opts="-L -p -s -h --link --peer-cmd --pattern --sizes --direction --region --notify --count --warmup --window --blocks --timeout --label --image --flash-cmd --raw --cells --plan --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1713,7 +1713,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__run)
-            opts="-L -p -s -P -h --link --pattern --direction --sizes --blocks --protocol --peer-cmd --emulated --cpus --peer --fifo --mlock --timeout --cell-time --replicates --no-remeasure --window --channels --channel-stagger --raw --ci --ci-max-time --no-floor --json --db --plan --dry-run --label --note --resume --json-stream --peer-fault --sysfs-root --dev-root --help"
+            opts="-L -p -s -P -h --link --pattern --direction --sizes --blocks --protocol --peer-cmd --emulated --cpus --peer --fifo --mlock --timeout --cell-time --replicates --no-remeasure --window --channels --channel-stagger --raw --ci --ci-max-time --no-floor --json --cells --db --plan --dry-run --label --note --resume --json-stream --peer-fault --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1877,7 +1877,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__show)
-            opts="-h --stats --targets --blocks --db --json --sysfs-root --dev-root --help"
+            opts="-h --stats --cells --targets --blocks --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -90,6 +90,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand run" -l no-remeasure -d 
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l raw -d 'Also keep every round-trip sample (not only the histogram); with -P N, every channel\'s, channel 0\'s first'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l no-floor -d 'Skip measuring the floor (ratios are then not shown)'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l json -d 'Print the run as JSON instead of tables'
+complete -c icbench -n "__fish_icbench_using_subcommand run" -l cells -d 'Print every cell\'s table above the summary (the default prints the summary, the footnotes and the verdict; `icbench show N --cells` prints the tables later)'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l dry-run -d 'Print the cells the run would measure, in order, with an estimated duration; measure nothing'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l json-stream -d 'Print one JSON object per finished cell on standard output as the run goes (and a last one when it ends), instead of the tables'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -115,6 +116,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand show" -l db -d 'Results 
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l stats -d 'Print every statistic of every cell (count, min, mean, stddev, p50, p90, p99, p99.9, max, 95 % CIs of mean and median, outliers)'
+complete -c icbench -n "__fish_icbench_using_subcommand show" -l cells -d 'Every cell\'s table (ping-pong, stream, bulk, channels, oneway, CPU pairs) above the summary; the default prints the summary alone'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l targets -d 'The run\'s targets: each ratio against the floor measured in the same run, what is required, and whether the run shows it met'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l blocks -d 'One row per measured block instead of per cell: a cell\'s replicate blocks (`run --replicates`, a plan\'s repetitions) each with its own figures and `rep` factor, in the order they were stored'
 complete -c icbench -n "__fish_icbench_using_subcommand show" -l json -d 'Print JSON instead of tables (with a schema_version)'
@@ -240,6 +242,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand chip" -l db -d 'Results 
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l raw -d 'Keep every sample too, in the order taken (`export`), not only the chip\'s histogram; the firmware must have room for them'
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l cells -d 'Print every cell\'s table above the summary (as `show N --cells`)'
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l json -d 'Print JSON instead of tables (with a schema_version)'
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -s h -l help -d 'Print help'
 complete -c icbench -n "__fish_icbench_using_subcommand rpmsg; and not __fish_seen_subcommand_from bind unbind help" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{CellAlignment, Table};
 use icbench_model::{CellData, CellKey, CellOutcome, CellResult, JSON_SCHEMA_VERSION};
 use icbench_stats::Interval;
 use icbench_stats::effects::{
@@ -199,11 +199,9 @@ pub fn json(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out)
 }
 
+/// The run tables' style: fits the terminal, whole when piped.
 fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.iter().copied());
+    let mut t = crate::table::table(header);
     for i in 1..header.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
@@ -280,6 +278,10 @@ fn yes_no(t: &Term) -> String {
 
 /// `icbench effects`: a block per metric.
 pub fn render(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
+    crate::table::fitted(out, |o| render_text(view, o))
+}
+
+fn render_text(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
     let scale = match view.scale {
         Scale::Log => "log scale: means are geometric, effects and ranges are ratios",
         Scale::Linear => "linear scale: effects and ranges are differences",
@@ -451,7 +453,7 @@ fn anova(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             "".into(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::draw(&t))?;
     match &e.error {
         None => writeln!(
             out,
@@ -519,7 +521,7 @@ fn levels(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             ]);
         }
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::draw(&t))?;
     let grand = match fm.scale {
         Scale::Log => "geometric mean of all cells",
         Scale::Linear => "mean of all cells",

@@ -115,6 +115,15 @@ pub fn unix_ns(t: i64) -> String {
     }
 }
 
+/// A user's text (a label, a note) as a terminal may show it: stored as
+/// given, its control characters written as escapes (`\n`, `\u{1b}`)
+/// so that a newline or an escape sequence cannot redraw the screen.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
 /// Splits `text` into lines of at most `width` characters at spaces (a
 /// word longer than `width` gets a line of its own). Never empty.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -147,6 +156,13 @@ pub fn p_value(p: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// #18 "Bad input": a label is stored as given and shown escaped.
+    #[test]
+    fn control_characters_of_a_users_text_are_shown_as_escapes() {
+        assert_eq!(printable("base <b>|x</b> ü"), "base <b>|x</b> ü");
+        assert_eq!(printable("a\nb\u{1b}[31mred"), "a\\nb\\u{1b}[31mred");
+    }
 
     #[test]
     fn figures_are_shown_no_finer_than_their_resolution() {

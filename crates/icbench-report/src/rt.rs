@@ -120,14 +120,14 @@ pub fn hist_quantile(h: &LatencyHistogram, q: f64) -> Option<f64> {
 
 /// The terminal table of a realtime run.
 pub fn table(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
-    use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header([
-            "pattern", "where", "samples", "min", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-            "mean",
-        ]);
+    crate::table::fitted(out, |o| table_text(view, o))
+}
+
+fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
+    use comfy_table::CellAlignment;
+    let mut t = crate::table::table(&[
+        "pattern", "where", "samples", "min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
+    ]);
     for r in &view.rows {
         let place = match r.pattern {
             Pattern::Wakeup => format!(
@@ -160,7 +160,7 @@ pub fn table(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::draw(&t))?;
     let what = |p: Pattern| match p {
         Pattern::Timer => "timer: lateness of each wake-up after its CLOCK_MONOTONIC deadline",
         _ => "wakeup: one-way time, sender's clock read before the wake → receiver's on return",

@@ -63,9 +63,37 @@ pub struct ClassSummary {
     pub throughput: Option<Ranking>,
 }
 
+/// The floor the summary measures the best links against: what the two
+/// CPUs themselves cost, with nothing of a link's around it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FloorRef {
+    /// The least a two-way channel costs between the CPUs (ns): the
+    /// two-line round trip, or the cache-line one when a run has no other.
+    pub round_trip_ns: f64,
+    /// Which of the two `round_trip_ns` is.
+    pub round_trip: &'static str,
+    /// Single-thread memcpy on the host CPU (B/s).
+    pub memcpy_bytes_per_s: f64,
+    /// The best small-message round trip against `round_trip_ns` (×).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub small_round_trip_vs_floor: Option<f64>,
+    /// The best large-message stream rate against memcpy (×, under 1 is
+    /// slower than a copy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub large_stream_vs_memcpy: Option<f64>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
     pub classes: Vec<ClassSummary>,
+    /// The run's floor and the best links against it (absent from runs
+    /// without a floor: imported, remote-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub floor: Option<FloorRef>,
+    /// The run's verdict in one line (the view's `verdict.text`), absent
+    /// when the run could not be judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
 }
 
 fn comparable_pp(r: &PingPongRow) -> bool {
@@ -146,9 +174,33 @@ pub fn summarize(view: &RunView) -> Summary {
                 throughput: throughput.filter(|r| !r.entries.is_empty()),
             }
         })
-        .filter(|c| c.latency.is_some() || c.throughput.is_some())
-        .collect();
-    Summary { classes }
+        .filter(|c: &ClassSummary| c.latency.is_some() || c.throughput.is_some())
+        .collect::<Vec<_>>();
+    let floor = view.meta.floor.as_ref().filter(|_| !view.is_imported()).map(|f| {
+        let (round_trip_ns, round_trip) = match f.two_line_rtt_ns {
+            Some(t) => (t, "two-line round trip"),
+            None => (f.cacheline_rtt_ns, "cache-line round trip"),
+        };
+        let best = |c: &str, lat: bool| {
+            let c = classes.iter().find(|k| k.class == c)?;
+            let r = if lat { c.latency.as_ref() } else { c.throughput.as_ref() };
+            Some(r?.entries.first()?.value)
+        };
+        FloorRef {
+            round_trip_ns,
+            round_trip,
+            memcpy_bytes_per_s: f.memcpy_bytes_per_s,
+            small_round_trip_vs_floor: best(CLASSES[0].name, true)
+                .map(|v| v / round_trip_ns)
+                .filter(|r| r.is_finite()),
+            large_stream_vs_memcpy: best(CLASSES[2].name, false)
+                .map(|v| v / f.memcpy_bytes_per_s)
+                .filter(|r| r.is_finite()),
+        }
+    });
+    let verdict =
+        view.verdict.as_ref().filter(|v| v.verdict != "not judged").map(|v| v.text.clone());
+    Summary { classes, floor, verdict }
 }
 
 fn marked_pp(r: &PingPongRow) -> bool {

@@ -541,7 +541,7 @@ fn build_from(
         targets,
         floor_drift: crate::disturbed::FloorDriftView::of(meta),
         verdict: None,
-        summary: crate::summary::Summary { classes: Vec::new() },
+        summary: crate::summary::Summary { classes: Vec::new(), floor: None, verdict: None },
     }
     .judged()
 }

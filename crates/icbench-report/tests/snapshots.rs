@@ -74,7 +74,7 @@ fn text(f: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
 #[test]
 fn tables_of_the_seed_netlink_log() {
     let (v, _) = view(2, "seed-001-netlink.log", Format::SeedNetlink, &Options::default());
-    insta::assert_snapshot!("netlink_run", text(|o| table::run(&v, o)));
+    insta::assert_snapshot!("netlink_run", text(|o| table::run(&v, o, table::Detail::Cells)));
     insta::assert_snapshot!("netlink_stats", text(|o| table::run_stats(&v, o)));
     let m = icbench_report::model::build(
         &v,
@@ -95,7 +95,7 @@ fn timer_and_multichannel_tables() {
     insta::assert_snapshot!("cyclictest_stats", text(|o| table::run_stats(&v, o)));
     let opts = Options { size_bytes: Some(256), ..Options::default() };
     let (v, _) = view(4, "xmit-p-32ch-256B.txt", Format::XmitP, &opts);
-    insta::assert_snapshot!("xmitp_run", text(|o| table::run(&v, o)));
+    insta::assert_snapshot!("xmitp_run", text(|o| table::run(&v, o, table::Detail::Cells)));
 }
 
 #[test]

@@ -183,6 +183,10 @@ pub struct ShowArgs {
     /// p90, p99, p99.9, max, 95 % CIs of mean and median, outliers).
     #[arg(long)]
     pub stats: bool,
+    /// Every cell's table (ping-pong, stream, bulk, channels, oneway, CPU
+    /// pairs) above the summary; the default prints the summary alone.
+    #[arg(long, conflicts_with_all = ["stats", "targets"])]
+    pub cells: bool,
     /// The run's targets: each ratio against the floor measured in the same
     /// run, what is required, and whether the run shows it met.
     #[arg(long, conflicts_with_all = ["stats", "blocks"])]
@@ -559,6 +563,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Print every cell's table above the summary (the default prints the
+    /// summary, the footnotes and the verdict; `icbench show N --cells`
+    /// prints the tables later).
+    #[arg(long, conflicts_with_all = ["json", "json_stream"])]
+    pub cells: bool,
+
     /// Results database (SQLite); created if missing.
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
@@ -776,6 +786,9 @@ pub struct ChipArgs {
     /// chip's histogram; the firmware must have room for them.
     #[arg(long)]
     pub raw: bool,
+    /// Print every cell's table above the summary (as `show N --cells`).
+    #[arg(long)]
+    pub cells: bool,
     /// An experiment in a file (plans/002-onchip.toml): its factors,
     /// repetitions and random order replace the flags above.
     #[arg(long, value_name = "FILE")]

@@ -192,7 +192,7 @@ fn run_ci_records_whether_the_target_was_reached() {
     assert!(a["phases"].as_u64().unwrap() >= 1);
     let shown = json(&db, &["show", "--json"]);
     assert_eq!(shown["pingpong"][0]["adaptive"], *a);
-    let text = ok(&db, &["show"]);
+    let text = ok(&db, &["show", "--cells"]);
     assert!(text.contains("time budget ended"), "{text}");
     // A generous target: reached, and the table says so.
     let v = json(

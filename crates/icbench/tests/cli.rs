@@ -98,7 +98,8 @@ fn sizes_above_a_links_maximum_are_not_applicable() {
     assert_eq!(r[0]["status"], "ok");
     assert_eq!(r[1]["status"], "n/a");
     assert_eq!(r[1]["max_bytes"], 65536);
-    let table = icbench().args(["show", "latest", "--db"]).arg(&db.path).output().unwrap();
+    let table =
+        icbench().args(["show", "latest", "--cells", "--db"]).arg(&db.path).output().unwrap();
     let text = String::from_utf8_lossy(&table.stdout);
     // In the size column's units, not a raw byte count.
     assert!(text.contains("n/a (max 64 KiB)") && !text.contains("65536"), "{text}");
@@ -111,7 +112,7 @@ fn the_ping_pong_table_fits_120_columns() {
     let db = db();
     let links = ["-L", "shm?wait=futex", "-L", "seqpacket"];
     run_json(&db.path, &[&links[..], &["-s", "64,128K", "-p", "pingpong"]].concat());
-    let out = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let out = icbench().args(["show", "--cells", "--db"]).arg(&db.path).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let table: Vec<&str> = text.lines().filter(|l| l.starts_with(['┌', '│', '╞', '└'])).collect();
     assert!(table.iter().any(|l| l.contains("n/a (max 64 KiB)")), "{text}");
@@ -141,11 +142,18 @@ fn a_stored_run_shows_again_from_the_store_alone() {
     assert_eq!(runs[0]["cells_ok"], 4);
     assert_eq!(runs[0]["status"], "finished");
 
-    let text = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let text = icbench().args(["show", "--cells", "--db"]).arg(&db.path).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     for unit in ["p50 RTT", " B ", "µs", "B/s", "msg/s"] {
         assert!(text.contains(unit), "table lacks '{unit}':\n{text}");
     }
+    // Without --cells: the summary, and where the tables are (issue #18).
+    let short = icbench().args(["show", "--db"]).arg(&db.path).output().unwrap();
+    let short = String::from_utf8_lossy(&short.stdout);
+    assert!(!short.lines().any(|l| l.starts_with('│')), "{short}");
+    assert!(short.contains(&format!("`icbench show {id} --cells`")), "{short}");
+    assert!(short.contains("summary: the best link per message size"), "{short}");
+    assert!(short.contains("  round trip    8 B: unix "), "{short}");
 }
 
 #[test]

@@ -96,7 +96,7 @@ fn show_prints_the_matrix_under_a_heading() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let run = all_pairs_store(&db).to_string();
-    let text = ok(&db, &["show", &run]);
+    let text = ok(&db, &["show", &run, "--cells"]);
     assert!(
         text.contains(
             "pingpong pipe<b>x</b> 64 B: p50 round trip per CPU pair (rows: host CPU, columns: \

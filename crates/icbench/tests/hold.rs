@@ -251,7 +251,7 @@ fn replicate_blocks_are_interleaved_stored_apart_and_shown_as_one_cell() {
     assert!(rows(&b, "pingpong").iter().all(|r| r["factors"]["rep"].is_string()));
     let notes = v["meta"]["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().contains("random")), "{notes:?}");
-    let show = icbench().args(["show", "--db"]).arg(&db).output().unwrap();
+    let show = icbench().args(["show", "--cells", "--db"]).arg(&db).output().unwrap();
     let text = String::from_utf8_lossy(&show.stdout);
     assert!(
         text.contains("95% CI: where a repeat run's figure will land, from this run's 3 blocks"),

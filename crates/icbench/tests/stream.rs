@@ -71,7 +71,7 @@ fn both_directions_per_link_and_size_are_measured_stored_and_shown_back() {
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stream_cells(&shown), got);
     // The table says which way each row went.
-    let out = icbench().args(["show", "--db"]).arg(&db).output().unwrap();
+    let out = icbench().args(["show", "--cells", "--db"]).arg(&db).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("payload B/s in the row's direction"), "{text}");
     assert_eq!(text.matches("p2h (peer → host)").count(), links.len() * 2, "{text}");

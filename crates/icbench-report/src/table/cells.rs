@@ -202,13 +202,17 @@ pub fn stats_table(view: &RunView) -> Table {
 /// `icbench show --stats`: the header, then the statistics table and how
 /// each figure was computed.
 pub fn run_stats(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| stats_text(view, o))
+}
+
+fn stats_text(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     header(view, out)?;
     writeln!(
         out,
         "
 statistics per cell (ns; outliers are flagged, never removed)"
     )?;
-    writeln!(out, "{}", stats_table(view))?;
+    writeln!(out, "{}", draw(&stats_table(view)))?;
     writeln!(
         out,
         "mean CI: {}; median CI: {}; outliers: {}; percentiles: type 7 (linear interpolation)",
@@ -247,13 +251,13 @@ statistics per cell (ns; outliers are flagged, never removed)"
             t.add_row(r);
         }
         right_align(&mut t, 3);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", draw(&t))?;
     }
-    disturbed_lines(view, out)?;
+    disturbed_lines(view, out, true)?;
     let chans = channel_cells(view);
     if !chans.is_empty() {
         writeln!(out, "\nper channel ({CHANNELS_NOTE})")?;
-        writeln!(out, "{}", per_channel_table(&chans))?;
+        writeln!(out, "{}", draw(&per_channel_table(&chans)))?;
     }
     warnings(view, out)
 }

@@ -27,6 +27,10 @@ pub struct RunListRow {
 }
 
 pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| runs_text(rows, o))
+}
+
+fn runs_text(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
     if rows.is_empty() {
         return writeln!(out, "no runs stored yet: `icbench run` measures one");
     }
@@ -46,7 +50,7 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
             r.cells_failed.to_string(),
             r.cells_na.to_string(),
             r.verdict.clone().unwrap_or_else(|| "–".to_string()),
-            r.label.clone().unwrap_or_default(),
+            r.label.as_deref().map(format::printable).unwrap_or_default(),
         ]);
     }
     right_align(&mut t, 6);
@@ -55,11 +59,15 @@ pub fn runs(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
             c.set_cell_alignment(CellAlignment::Left);
         }
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{}", draw(&t))
 }
 
 /// `icbench model`: one block per series.
 pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| model_text(view, o))
+}
+
+fn model_text(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
     if view.models.is_empty() {
         return writeln!(out, "run {}: no series to fit (no measured cells match)", view.run_id);
     }
@@ -98,7 +106,7 @@ pub fn model(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Re
             format!("{:.d$} … {:.d$} ns/B", f.b_ci95.lo, f.b_ci95.hi),
         ]);
         right_align(&mut t, 1);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", draw(&t))?;
         writeln!(
             out,
             "  R² = {:.4} · largest relative error {:.1} % (at per-size means; {:.1} % at single \
@@ -143,6 +151,10 @@ pub(super) fn signed(metric: &str, v: f64) -> String {
 
 /// `icbench compare`.
 pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| compare_text(view, o))
+}
+
+fn compare_text(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::io::Result<()> {
     for s in &view.sides {
         writeln!(
             out,
@@ -208,7 +220,7 @@ pub fn compare(view: &crate::compare::CompareView, out: &mut dyn Write) -> std::
         ]);
     }
     right_align(&mut t, 2);
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", draw(&t))?;
     writeln!(
         out,
         "baseline and other are medians (p50_ns) or rates (bytes/s); ratio = other ÷ baseline; \

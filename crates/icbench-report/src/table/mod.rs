@@ -8,10 +8,13 @@
 
 mod cells;
 mod commands;
+mod layout;
 mod pairs;
 mod summary;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod width_tests;
 
 pub use cells::{run_stats, stats_table};
 pub use commands::{RunListRow, compare, model, runs};
@@ -19,11 +22,14 @@ pub use pairs::{pair_heading, pair_text};
 pub use summary::{summary, targets};
 
 use cells::*;
+use layout::right_align;
+pub use layout::{Style, at_width};
+pub(crate) use layout::{draw, fitted, table, text_width};
 use pairs::*;
 
 use std::io::Write;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{CellAlignment, Table};
 use serde::Serialize;
 
 use crate::disturbed::marked;
@@ -38,59 +44,6 @@ pub fn link_name(link: &str, protocol: &Option<String>) -> String {
     match protocol {
         Some(p) => format!("{link} · {p}"),
         None => link.to_string(),
-    }
-}
-
-/// A table in the run's style. On a terminal it fits the terminal's width,
-/// wrapping cells where it must (issue #18: a default run's tables were up
-/// to 142 columns wide); piped or redirected, where no width is known, it is
-/// drawn whole, each row on one line.
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().copied());
-    t
-}
-
-/// How the run's tables are drawn: boxes for a terminal, or GitHub
-/// markdown for pasting into issues and reviews (`export --format md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    Terminal,
-    Markdown,
-}
-
-impl Style {
-    fn show(self, t: Table) -> Table {
-        match self {
-            Style::Terminal => t,
-            Style::Markdown => {
-                // One line per row (a header on two lines would put its
-                // second line below the delimiter), pipes and tags escaped.
-                let clean = |c: &comfy_table::Cell| {
-                    c.content().replace('\n', " ").replace('|', "\\|").replace('<', "\\<")
-                };
-                let mut m = Table::new();
-                m.load_style(presets::ASCII_MARKDOWN)
-                    .set_content_arrangement(ContentArrangement::Disabled);
-                if let Some(h) = t.header() {
-                    m.set_header(h.cell_iter().map(clean).collect::<Vec<_>>());
-                }
-                for r in t.row_iter() {
-                    m.add_row(r.cell_iter().map(clean).collect::<Vec<_>>());
-                }
-                m
-            }
-        }
-    }
-}
-
-fn right_align(t: &mut Table, from: usize) {
-    for i in from..t.column_count() {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
     }
 }
 
@@ -233,7 +186,7 @@ fn batched_lines(view: &RunView) -> Vec<String> {
 
 /// The disturbed cells, each with what disturbed it, and the cells cut
 /// short of their cell time.
-fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io::Result<()> {
     let cut = crate::disturbed::cut_lines(view);
     if !cut.is_empty() {
         writeln!(out, "\ncells cut short of the cell time (the engine's message cap):")?;
@@ -242,7 +195,16 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     let batched = batched_lines(view);
-    if !batched.is_empty() {
+    if !batched.is_empty() && !cells {
+        // Each line names a row of a table not printed: a count will do.
+        writeln!(
+            out,
+            "\n{} ping-pong cells timed in batches (a round trip spans under {} clock steps): \
+             `--cells` lists them",
+            batched.len(),
+            icbench_model::RESOLVE_STEPS
+        )?;
+    } else if !batched.is_empty() {
         writeln!(
             out,
             "\ncells timed in batches (one round trip spans under {} clock steps; their \
@@ -253,32 +215,63 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
             writeln!(out, "{l}")?;
         }
     }
-    let lines = crate::disturbed::footnotes(view);
-    if !lines.is_empty() {
-        writeln!(
-            out,
-            "\nmarked cells (!): disturbed, as the kernel's counters show, or their blocks \
-             disagree (docs/method.md):"
-        )?;
-        let shown = lines.len().min(MAX_FOOTNOTES);
-        for l in &lines[..shown] {
-            for w in format::wrap(l, 100) {
-                writeln!(out, "{w}")?;
-            }
+    let all = crate::disturbed::footnotes(view);
+    if all.is_empty() {
+        return Ok(());
+    }
+    // Without the tables, the notes that matter are those of the figures
+    // the summary quotes; the rest are counted (issue #18: a noisy run's
+    // dozen notes on mq cells buried its summary).
+    let lines: Vec<&String> = if cells {
+        all.iter().collect()
+    } else {
+        let quoted = quoted_cells(view);
+        all.iter().filter(|l| quoted.iter().any(|q| l.starts_with(q.as_str()))).collect()
+    };
+    let shown = lines.len().min(MAX_FOOTNOTES);
+    writeln!(
+        out,
+        "\nmarked cells (!){}: disturbed, as the kernel's counters show, or their blocks \
+         disagree (docs/method.md):",
+        if cells { "" } else { " the summary quotes" }
+    )?;
+    for l in &lines[..shown] {
+        for w in format::wrap(l, text_width()) {
+            writeln!(out, "{w}")?;
         }
-        if lines.len() > shown {
-            let more = format!(
-                "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
-                 `--blocks` its blocks, `--json` both",
-                lines.len() - shown,
-                view.run_id
-            );
-            for w in format::wrap(&more, 100) {
-                writeln!(out, "{w}")?;
-            }
+    }
+    if all.len() > shown {
+        let more = format!(
+            "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
+             `--blocks` its blocks, `--json` both",
+            all.len() - shown,
+            view.run_id
+        );
+        for w in format::wrap(&more, text_width()) {
+            writeln!(out, "{w}")?;
         }
     }
     Ok(())
+}
+
+/// The footnote prefixes (`! pingpong shm 64 B:`) of the cells whose
+/// figures the summary prints: each class's best link.
+fn quoted_cells(view: &RunView) -> Vec<String> {
+    let mut q = Vec::new();
+    for c in &view.summary.classes {
+        for (pattern, r, dir) in [("pingpong", &c.latency, ""), ("stream", &c.throughput, " h2p")] {
+            if let Some(best) = r.as_ref().and_then(|r| Some((r.size_bytes, r.entries.first()?))) {
+                let (size, e) = best;
+                q.push(format!(
+                    "{} {pattern} {} {}{dir}:",
+                    crate::disturbed::MARK,
+                    e.link,
+                    format::bytes(size)
+                ));
+            }
+        }
+    }
+    q
 }
 
 /// Marked-cell footnotes printed under the tables; a bad run had hundreds,
@@ -362,8 +355,8 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         m.governor.as_deref().map(|g| format!(" · governor {g}")).unwrap_or_default(),
     )?;
     if m.label.is_some() || m.user_note.is_some() {
-        let label = m.label.as_deref().map(|l| format!("label {l}"));
-        let note = m.user_note.as_deref().map(|n| format!("note: {n}"));
+        let label = m.label.as_deref().map(|l| format!("label {}", format::printable(l)));
+        let note = m.user_note.as_deref().map(|n| format!("note: {}", format::printable(n)));
         writeln!(out, "{}", label.into_iter().chain(note).collect::<Vec<_>>().join(" · "))?;
     }
     writeln!(out, "clock {}", clock_line(m))?;
@@ -374,7 +367,7 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         floor_lines(f, out)?;
     }
     if let (Some(d), Some(t)) = (&view.floor_drift, &m.floor_tail) {
-        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, 100)) {
+        for l in d.lines(t).iter().flat_map(|l| format::wrap(l, text_width())) {
             writeln!(out, "{l}")?;
         }
     }
@@ -420,16 +413,28 @@ fn floor_lines(f: &icbench_model::Floor, out: &mut dyn Write) -> std::io::Result
     Ok(())
 }
 
-/// The whole run: header, ping-pong table, stream table, targets.
-pub fn run(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
-    run_styled(view, out, Style::Terminal)
+/// How much of a run its text shows: the summary (the default of `run` and
+/// `show`, issue #18: a default run's two 153-row tables buried it), or
+/// every cell's table as well (`--cells`, the markdown export). A run with
+/// nothing to summarise (one-way cells, a remote peer's protocol, a chip)
+/// shows its tables either way: they are all it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Summary,
+    Cells,
+}
+
+/// The whole run: header, the tables when asked for, footnotes, the
+/// targets' line, the summary and verdict.
+pub fn run(view: &RunView, out: &mut dyn Write, detail: Detail) -> std::io::Result<()> {
+    fitted(out, |o| run_styled(view, o, Style::Terminal, detail))
 }
 
 /// The run as markdown: its tables in GitHub's pipe syntax, every other
 /// line ending in a hard break, a blank line around each table.
 pub fn markdown(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     let mut buf = Vec::new();
-    run_styled(view, &mut buf, Style::Markdown)?;
+    run_styled(view, &mut buf, Style::Markdown, Detail::Cells)?;
     let text = String::from_utf8_lossy(&buf);
     let mut in_table = false;
     for line in text.lines() {
@@ -450,8 +455,79 @@ pub fn markdown(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result<()> {
+fn run_styled(
+    view: &RunView,
+    out: &mut dyn Write,
+    st: Style,
+    detail: Detail,
+) -> std::io::Result<()> {
     header(view, out)?;
+    let cells = detail == Detail::Cells || view.summary.classes.is_empty();
+    if cells {
+        cell_tables(view, out, st)?;
+    }
+    disturbed_lines(view, out, cells)?;
+    if cells {
+        let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
+        if view.pingpong.iter().any(|r| dimtass(&r.protocol))
+            || view.bulk.iter().any(|r| dimtass(&r.protocol))
+        {
+            writeln!(
+                out,
+                "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not \
+                 checked"
+            )?;
+        }
+    }
+    targets_line(view, out)?;
+    warnings(view, out)?;
+    if !cells {
+        writeln!(out, "\n{}", cells_hint(view))?;
+    }
+    summary(&view.summary, out)
+}
+
+/// Where the tables are when the summary stands in for them.
+fn cells_hint(view: &RunView) -> String {
+    let counts: Vec<String> = [
+        ("ping-pong", view.pingpong.len()),
+        ("stream", view.stream.len()),
+        ("bulk", view.bulk.len()),
+        ("oneway", view.oneway.len()),
+        ("timer", view.timer.len()),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(what, n)| format!("{what} {n}"))
+    .collect();
+    format!(
+        "the tables of every cell ({}): `icbench show {} --cells`",
+        counts.join(", "),
+        view.run_id
+    )
+}
+
+/// One line of the project's own targets (issue #18: not what a user reads
+/// first); the table is behind `show --targets`.
+fn targets_line(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.targets.is_empty() {
+        return Ok(());
+    }
+    let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
+    writeln!(
+        out,
+        "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
+         `icbench show {} --targets`",
+        view.targets.len(),
+        count(crate::targets::Verdict::Met),
+        count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
+        count(crate::targets::Verdict::NotShown),
+        view.run_id
+    )
+}
+
+/// Every cell's table, a pattern at a time, and the CPU pair matrices.
+fn cell_tables(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result<()> {
     if !view.pingpong.is_empty() {
         writeln!(out, "\nping-pong: round trip per message (RTT), echo checked byte for byte")?;
         writeln!(out, "{}", st.show(pingpong_table(&view.pingpong)))?;
@@ -487,6 +563,13 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
             "\nbulk: block × blocks written, then one acknowledgement; time per whole transfer"
         )?;
         writeln!(out, "{}", st.show(bulk_table(&view.bulk)))?;
+        if view.bulk.iter().any(|r| r.transfers_per_s.is_some()) {
+            writeln!(
+                out,
+                "transfers/s and payload B/s: over the whole cell, slow transfers included (not \
+                 1 ÷ p50)"
+            )?;
+        }
     }
     if !view.timer.is_empty() {
         writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
@@ -500,39 +583,5 @@ fn run_styled(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Result
         )?;
         writeln!(out, "{}", st.show(oneway_table(&view.oneway)))?;
     }
-    cpu_pairs(&view.cpu_pairs, out, st)?;
-    disturbed_lines(view, out)?;
-    let dimtass = |p: &Option<String>| p.as_deref() == Some("dimtass");
-    if view.pingpong.iter().any(|r| dimtass(&r.protocol))
-        || view.bulk.iter().any(|r| dimtass(&r.protocol))
-    {
-        writeln!(
-            out,
-            "dimtass cells: the reply is the peer's 2-byte count, not an echo; the data is not checked"
-        )?;
-    }
-    if !view.targets.is_empty() {
-        // The project's own targets are not what a user reads first
-        // (issue #18): one line here, the table behind `show --targets`.
-        let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
-        writeln!(
-            out,
-            "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
-             `icbench show {} --targets`",
-            view.targets.len(),
-            count(crate::targets::Verdict::Met),
-            count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
-            count(crate::targets::Verdict::NotShown),
-            view.run_id
-        )?;
-    }
-    warnings(view, out)?;
-    summary(&view.summary, out)?;
-    if let Some(v) = view.verdict.as_ref().filter(|v| v.verdict != "not judged") {
-        writeln!(out)?;
-        for line in format::wrap(&v.text, 100) {
-            writeln!(out, "{line}")?;
-        }
-    }
-    Ok(())
+    cpu_pairs(&view.cpu_pairs, out, st)
 }

@@ -37,10 +37,7 @@ pub(super) fn cpu_pairs(
         writeln!(out, "\n{}", pair_heading(m))?;
         let mut header = vec!["host \\ peer".to_string()];
         header.extend(m.cpus.iter().map(|c| format!("CPU {c}")));
-        let mut t = Table::new();
-        t.load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(header);
+        let mut t = table(&header.iter().map(String::as_str).collect::<Vec<_>>());
         for (i, c) in m.cpus.iter().enumerate() {
             let mut row = vec![format!("CPU {c}")];
             row.extend((0..m.cpus.len()).map(|j| pair_text(m, i, j)));

@@ -10,6 +10,10 @@ use super::*;
 /// with its interval where it has one, what is required, and whether this
 /// run shows it met — in words a user reads.
 pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
+    fitted(out, |o| targets_text(view, o))
+}
+
+fn targets_text(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     if view.targets.is_empty() {
         return writeln!(
             out,
@@ -31,13 +35,13 @@ pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", Style::Terminal.show(t))?;
     let legend = "met: yes or no; not shown: the ratio's 95 % interval crosses the bound, so \
                   this run cannot decide; out of reach: this machine's floor is already past it";
-    for line in format::wrap(legend, 100) {
+    for line in format::wrap(legend, text_width()) {
         writeln!(out, "{line}")?;
     }
     for g in &view.targets {
         if let Some(why) = &g.why {
             let text = format!("{}: {}: {why}", g.name, g.verdict.as_str());
-            for line in format::wrap(&text, 100) {
+            for line in format::wrap(&text, text_width()) {
                 writeln!(out, "{line}")?;
             }
         }
@@ -47,64 +51,94 @@ pub fn targets(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// The run's summary (issue #18): per size class, the best link for round
 /// trip and for stream rate with its figure and interval, then the others
-/// as "× from the best", in lines of at most 100 columns.
+/// as "× from the best"; the floor and the best links against it; the
+/// run's verdict. Lines of at most 100 columns.
 pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Result<()> {
-    if s.classes.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "\nsummary: the best link per message size; the others × slower (or × less); ! marked"
-    )?;
-    for c in &s.classes {
-        writeln!(out, "{}", c.class)?;
-        let rows = [("round trip", &c.latency, true), ("stream", &c.throughput, false)];
-        for (what, r, latency) in rows {
-            let Some(r) = r else { continue };
-            let fig = |e: &crate::summary::Entry| {
-                let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
-                let iv = e.interval.map_or(String::new(), |(lo, hi)| {
-                    if latency {
-                        format!(" ({} … {})", format::ns(lo), format::ns(hi))
-                    } else {
-                        format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
-                    }
-                });
-                format!("{v}{iv}{}", if e.marked { " !" } else { "" })
-            };
-            let best = &r.entries[0];
-            let head = format!(
-                "  {what:<10} {:>6}: {} {}",
-                format::bytes(r.size_bytes),
-                best.link,
-                fig(best)
-            );
-            writeln!(out, "{head}")?;
-            let others: Vec<String> = r.entries[1..]
-                .iter()
-                .map(|e| {
-                    format!(
-                        "{} {}{}",
-                        e.link,
-                        format::ratio(e.from_best),
-                        if e.marked { "!" } else { "" }
-                    )
-                })
-                .collect();
-            // Whole entries per line: a link never parted from its ratio.
-            let mut line = String::new();
-            for (i, o) in others.iter().enumerate() {
-                let piece = if i + 1 < others.len() { format!("{o}, ") } else { o.clone() };
-                if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > 100 {
-                    writeln!(out, "{:21}{}", "", line.trim_end())?;
-                    line.clear();
+    if !s.classes.is_empty() {
+        let w = text_width();
+        let intro = "summary: the best link per message size ((…): where a repeat run lands), \
+                     the others × slower or × less; ! marked";
+        writeln!(out)?;
+        for line in format::wrap(intro, w) {
+            writeln!(out, "{line}")?;
+        }
+        for c in &s.classes {
+            writeln!(out, "{}", c.class)?;
+            let rows = [("round trip", &c.latency, true), ("stream", &c.throughput, false)];
+            for (what, r, latency) in rows {
+                if let Some(r) = r {
+                    ranking(what, r, latency, out)?;
                 }
-                line.push_str(&piece);
-            }
-            if !line.is_empty() {
-                writeln!(out, "{:21}{line}", "")?;
             }
         }
+        if let Some(f) = &s.floor {
+            for line in format::wrap(&floor_line(f), w) {
+                writeln!(out, "{line}")?;
+            }
+        }
+    }
+    if let Some(v) = &s.verdict {
+        writeln!(out)?;
+        for line in format::wrap(v, text_width()) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// "floor: two-line round trip 120 ns (the best small round trip is 2.5×
+/// it) · memcpy 9.8 GB/s (the best large stream 0.41× it)".
+fn floor_line(f: &crate::summary::FloorRef) -> String {
+    let mut line = format!("floor: {} {}", f.round_trip, format::ns(f.round_trip_ns));
+    if let Some(r) = f.small_round_trip_vs_floor {
+        line += &format!(" (the best small round trip is {} it)", format::ratio(r));
+    }
+    line += &format!(" · memcpy {}", format::rate(f.memcpy_bytes_per_s, "B/s"));
+    if let Some(r) = f.large_stream_vs_memcpy {
+        line += &format!(" (the best large stream {} it)", format::ratio(r));
+    }
+    line
+}
+
+/// One figure of one class: the best link with its figure and interval,
+/// then the others as × from it, whole entries per line.
+fn ranking(
+    what: &str,
+    r: &crate::summary::Ranking,
+    latency: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let fig = |e: &crate::summary::Entry| {
+        let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
+        let iv = e.interval.map_or(String::new(), |(lo, hi)| {
+            if latency {
+                format!(" ({} … {})", format::ns(lo), format::ns(hi))
+            } else {
+                format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
+            }
+        });
+        format!("{v}{iv}{}", if e.marked { " !" } else { "" })
+    };
+    let best = &r.entries[0];
+    writeln!(out, "  {what:<10} {:>6}: {} {}", format::bytes(r.size_bytes), best.link, fig(best))?;
+    let others: Vec<String> = r.entries[1..]
+        .iter()
+        .map(|e| {
+            format!("{} {}{}", e.link, format::ratio(e.from_best), if e.marked { "!" } else { "" })
+        })
+        .collect();
+    // Whole entries per line: a link never parted from its ratio.
+    let mut line = String::new();
+    for (i, o) in others.iter().enumerate() {
+        let piece = if i + 1 < others.len() { format!("{o}, ") } else { o.clone() };
+        if !line.is_empty() && 21 + line.chars().count() + piece.chars().count() > text_width() {
+            writeln!(out, "{:21}{}", "", line.trim_end())?;
+            line.clear();
+        }
+        line.push_str(&piece);
+    }
+    if !line.is_empty() {
+        writeln!(out, "{:21}{line}", "")?;
     }
     Ok(())
 }

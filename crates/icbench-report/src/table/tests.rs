@@ -217,7 +217,7 @@ fn figures_follow_the_clock_step_and_batched_cells_are_named() {
         RunMeta { clock_overhead_ns: 20.0, clock_granule_ns: 10.0, ..crate::testing::meta() };
     let view = crate::view::build(1, &meta, &[cell(1, &on_grid, None), cell(2, &means, Some(8))]);
     let mut out = Vec::new();
-    run(&view, &mut out).unwrap();
+    run(&view, &mut out, Detail::Cells).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("one read costs 20.0 ns, readings step by 10.0 ns"), "{text}");
     let row = |size: &str| {
@@ -294,10 +294,68 @@ fn a_long_list_of_marked_cells_is_folded() {
         .collect();
     let view = crate::build(7, &crate::testing::meta(), &cells);
     let mut out = Vec::new();
-    super::run(&view, &mut out).unwrap();
+    super::run(&view, &mut out, super::Detail::Cells).unwrap();
     let text = String::from_utf8(out).unwrap();
     let notes = text.lines().filter(|l| l.starts_with("! pingpong pipe")).count();
     assert_eq!(notes, 12, "{text}");
     assert!(text.contains("… and 18 more marked cells: `icbench show 7 --stats`"), "{text}");
     assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
+
+    // Without the tables, only the cell the summary quotes (pipe at 30 B,
+    // the small class's largest size here) has its note; the rest counted.
+    let mut out = Vec::new();
+    super::run(&view, &mut out, super::Detail::Summary).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("! pingpong pipe")).collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(notes[0].starts_with("! pingpong pipe 30 B: "), "{text}");
+    assert!(text.contains("marked cells (!) the summary quotes: "), "{text}");
+    assert!(text.contains("… and 29 more marked cells"), "{text}");
+    assert!(text.lines().last().unwrap().contains("30 of 30 cells marked"), "{text}");
+}
+
+/// Issue #18 item 1: the default prints the header, the summary with the
+/// floor and the verdict, and where the tables are; `--cells` the tables
+/// too; a run with nothing to summarise (one-way cells only) its tables
+/// either way.
+#[test]
+fn the_default_is_the_summary_and_cells_adds_the_tables() {
+    let cells = super::width_tests::cells();
+    let view = crate::build(9, &super::width_tests::meta(), &cells);
+    let text = |v: &RunView, d| {
+        let mut out = Vec::new();
+        run(v, &mut out, d).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let short = text(&view, Detail::Summary);
+    let table_rows = |t: &str| t.lines().filter(|l| l.starts_with('│')).count();
+    assert_eq!(table_rows(&short), 0, "{short}");
+    for want in [
+        "floor: cache-line round trip 120 ns",
+        "summary: the best link per message size ((…): where a repeat run lands)",
+        "  round trip   64 B: shm?wait=futex&slots=64 311 ns",
+        "the tables of every cell (ping-pong 10, stream 18, bulk 1, oneway 2): `icbench show 9 --cells`",
+        "targets: ",
+        // The summary's floor: the best 64 B round trip against the two-line
+        // trip, the best 64 KiB stream against memcpy.
+        "floor: two-line round trip 180 ns (the best small round trip is 1.73× it) · memcpy \
+         9.50 GB/s",
+    ] {
+        assert!(short.contains(want), "{want}:\n{short}");
+    }
+    assert!(!short.contains("ping-pong: round trip per message"), "{short}");
+
+    let full = text(&view, Detail::Cells);
+    assert!(full.contains("ping-pong: round trip per message"), "{full}");
+    assert!(full.contains("n/a (max 64 KiB)") && full.contains("oneway: one-way latency"));
+    assert!(table_rows(&full) > 30, "{full}");
+    assert!(!full.contains("`icbench show 9 --cells`"), "{full}");
+    assert!(full.contains("summary: the best link per message size"), "{full}");
+
+    let oneway: Vec<_> =
+        cells.into_iter().filter(|c| c.key.pattern == icbench_model::Pattern::OneWay).collect();
+    let view = crate::build(10, &super::width_tests::meta(), &oneway);
+    assert!(view.summary.classes.is_empty());
+    let only = text(&view, Detail::Summary);
+    assert!(only.contains("oneway: one-way latency") && table_rows(&only) == 3, "{only}");
 }

@@ -177,7 +177,18 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     } else if a.stats {
         icbench_report::table::run_stats(&view, &mut out).context("writing the tables")?;
     } else {
-        icbench_report::table::run(&view, &mut out).context("writing the tables")?;
+        // A block's rows are what `--blocks` asks for: they are tables.
+        let detail = detail(a.cells || a.blocks);
+        icbench_report::table::run(&view, &mut out, detail).context("writing the tables")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--cells`: every cell's table above the summary; else the summary.
+pub(crate) fn detail(cells: bool) -> icbench_report::table::Detail {
+    if cells {
+        icbench_report::table::Detail::Cells
+    } else {
+        icbench_report::table::Detail::Summary
+    }
 }

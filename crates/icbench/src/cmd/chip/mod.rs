@@ -436,7 +436,8 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     if a.db.json {
         icbench_report::json::run(&view, &mut out)?;
     } else {
-        icbench_report::table::run(&view, &mut out).context("writing the tables")?;
+        icbench_report::table::run(&view, &mut out, crate::cmd::show::detail(a.cells))
+            .context("writing the tables")?;
     }
     let failed =
         obs.cells.iter().filter(|c| !matches!(c.outcome, CellOutcome::Measured(_))).count();

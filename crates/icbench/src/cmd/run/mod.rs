@@ -518,7 +518,7 @@ fn finish(
         if a.json {
             icbench_report::json::run(&view, &mut out)?;
         } else {
-            icbench_report::table::run(&view, &mut out)?;
+            icbench_report::table::run(&view, &mut out, crate::cmd::show::detail(a.cells))?;
             writeln!(
                 out,
                 "\nstored as run {id} in {}; `icbench show {id}` prints it again",
