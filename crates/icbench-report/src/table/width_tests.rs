@@ -201,6 +201,7 @@ fn runs_compare_model_and_effects_fit_80_columns() {
         hostname: "h".into(),
         cpu_model: "c".into(),
         link: None,
+        board: None,
     };
     let cv = crate::compare::build(
         &[
