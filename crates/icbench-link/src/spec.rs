@@ -65,22 +65,6 @@ pub const KINDS: &[KindInfo] = &[
         default: true,
     },
     KindInfo {
-        name: "iceoryx2",
-        params: &[
-            (
-                "wait",
-                &["spin", "event"],
-                "spin: poll receive(); event: sleep in an iceoryx2 listener, notified per message",
-            ),
-            ("buffer", &[], "messages a subscriber holds (default 16; the stream window must fit)"),
-            ("max", &[], "largest message, B (default 65536)"),
-        ],
-        path: "",
-        help: "Eclipse iceoryx2 zero-copy publish-subscribe, one service per direction \
-               (built in the loaned sample, read in place)",
-        default: false,
-    },
-    KindInfo {
         name: "pipe",
         params: &[],
         path: "",
@@ -144,6 +128,22 @@ pub const KINDS: &[KindInfo] = &[
         path: "",
         help: "pseudo-terminal pair in raw mode (stand-in for /dev/ttyRPMSGn)",
         default: true,
+    },
+    KindInfo {
+        name: "iceoryx2",
+        params: &[
+            (
+                "wait",
+                &["spin", "event"],
+                "spin: poll receive(); event: sleep in an iceoryx2 listener, notified per message",
+            ),
+            ("buffer", &[], "messages a subscriber holds (default 16; the stream window must fit)"),
+            ("max", &[], "largest message, B (default 65536)"),
+        ],
+        path: "",
+        help: "Eclipse iceoryx2 zero-copy publish-subscribe, one service per direction \
+               (built in the loaned sample, read in place)",
+        default: false,
     },
     KindInfo {
         name: "tty",
