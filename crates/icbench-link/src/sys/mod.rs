@@ -6,6 +6,7 @@ pub(crate) mod netlink;
 mod nlbridge;
 mod rpmsg;
 pub(crate) mod rpmsg_tty;
+mod sdb;
 pub(crate) mod shm;
 pub(crate) mod stream;
 mod tty;
@@ -26,6 +27,7 @@ pub(crate) fn open(
         "netlink-bridge" => nlbridge::open(abort),
         "shm" => shm::open(spec, abort),
         "tty" | "serial" => tty::open(spec, abort),
+        "sdb" => sdb::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
 }
