@@ -122,8 +122,15 @@ kill -9 $pid; wait $pid 2>/dev/null
 i=0; while [ "$(cat $SDBP/live_buffers)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 after=$(cat $SDBP/live_buffers) bytes=$(cat $SDBP/live_bytes) orphans=$(cat $SDBP/orphans)
 say "{\"name\":\"sdb/leak-kill9\",\"expect\":\"present\",\"result\":{\"present\":$([ "$held" -ge 4 ] && [ "$after" = 0 ] && [ "$bytes" = 0 ] && [ "$orphans" = 0 ] && echo 1 || echo 0),\"held\":$held,\"after\":$after,\"bytes\":$bytes,\"orphans\":$orphans,\"reports\":$(cat $SDBP/reports),\"bad_reports\":$(cat $SDBP/bad_reports)}}"
+# a remote that drops every message never reports: each cell fails on --timeout;
+# its buffers, owed a report, are kept (orphans) until the channel goes
+echo 1 > $P/drop_every
+icb_run "icbench-fault/silent/sdb" "icbench-fails:timeout" "$SDB" raw -s 4K --timeout 2s
+echo 0 > $P/drop_every
+orphans=$(cat $SDBP/orphans)
 rmmod icb_sdb; urc=$?
-say "{\"name\":\"sdb/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /dev/rpmsg-sdb ] && echo 1 || echo 0)}}"
+left=$(cat $SDBP/live_buffers 2>/dev/null || echo 0)
+say "{\"name\":\"sdb/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /dev/rpmsg-sdb ] && [ ! -d $SDBP ] && echo 1 || echo 0),\"orphans_before\":$orphans,\"left\":$left}}"
 echo icb > $P/proto_raw; echo icb > $P/proto_tty
 
 # faults seen by icbench: a corrupting remote fails cells with a reason
