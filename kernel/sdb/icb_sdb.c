@@ -23,7 +23,9 @@
  *    write() (the remote may be writing into a buffer), up to
  *    release_wait_ms; past that, the buffers are kept as orphans until the
  *    channel goes (the remote stopped) rather than freed under the remote;
- *  - write() sends a command to the remote (icbench's extension).
+ *  - write() sends a command to the remote (icbench's extension); a fill,
+ *    check or copy naming a buffer or length this user does not hold is
+ *    refused with -EINVAL.
  *
  * Counters (read-only module parameters): live_buffers, live_bytes,
  * orphans, bad_reports, reports.
@@ -331,26 +333,68 @@ out:
 	return ret;
 }
 
+/* Buffer id holds an allocation of at least len bytes. */
+static bool sdb_fits(struct sdb_dev *sd, u32 id, u32 len)
+{
+	struct sdb_buf *b;
+	bool ok;
+
+	spin_lock_irq(&sd->bufs_lock);
+	b = sdb_find(sd, id);
+	ok = b && b->vaddr && len <= b->size;
+	spin_unlock_irq(&sd->bufs_lock);
+	return ok;
+}
+
+/*
+ * A fill, check or copy (firmware/include/icb_sdb.h) names buffers and a
+ * length: they must be this user's, or the remote would ignore the command
+ * and the report it owes would never come (release would then keep the
+ * buffers as orphans).  Returns true when the command is owed a report.
+ */
+static int sdb_cmd_check(struct sdb_dev *sd, const char *cmd, bool *owed)
+{
+	u32 id, to, len;
+
+	*owed = false;
+	switch (cmd[0]) {
+	case 'F':
+	case 'C':
+		if (sscanf(cmd + 1, "%uL%x", &id, &len) != 2 || !sdb_fits(sd, id, len))
+			return -EINVAL;
+		break;
+	case 'E':
+		if (sscanf(cmd + 1, "%uT%uL%x", &id, &to, &len) != 3 ||
+		    !sdb_fits(sd, id, len) || !sdb_fits(sd, to, len))
+			return -EINVAL;
+		break;
+	default:
+		return 0;	/* not ours to judge: passed on, no report owed */
+	}
+	*owed = true;
+	return 0;
+}
+
 /* icbench's extension: one command to the remote per write(). */
 static ssize_t sdb_write(struct file *f, const char __user *ubuf, size_t len, loff_t *off)
 {
 	struct sdb_dev *sd = sdb_of(f);
-	char cmd[SDB_CMD_MAX];
+	char cmd[SDB_CMD_MAX + 1];
+	bool owed;
 	int ret;
 
-	if (!len || len > sizeof(cmd))
+	if (!len || len > SDB_CMD_MAX)
 		return -EMSGSIZE;
 	if (copy_from_user(cmd, ubuf, len))
 		return -EFAULT;
+	cmd[len] = 0;
 	mutex_lock(&sd->lock);
-	if (!sd->rpdev) {
-		ret = -ENODEV;
-	} else {
-		/* a fill, check or copy is answered by one report */
-		if (cmd[0] == 'F' || cmd[0] == 'C' || cmd[0] == 'E')
+	ret = sd->rpdev ? sdb_cmd_check(sd, cmd, &owed) : -ENODEV;
+	if (!ret) {
+		if (owed)
 			atomic_inc(&sd->owed);
 		ret = rpmsg_send(sd->rpdev->ept, cmd, len);
-		if (ret && (cmd[0] == 'F' || cmd[0] == 'C' || cmd[0] == 'E'))
+		if (ret && owed)
 			atomic_dec(&sd->owed);
 	}
 	mutex_unlock(&sd->lock);

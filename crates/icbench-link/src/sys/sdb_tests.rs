@@ -109,8 +109,9 @@ fn what_is_not_an_sdb_device_is_one_line() {
 /// Against kernel/sdb and the virtual remote (scripts/vm-rig runs it in
 /// the guest): remote fills → every byte checked here; Linux fills → the
 /// remote checks; a corrupted byte is reported with its offset; a command
-/// for a buffer the remote does not know gets no report, and the wait ends
-/// on the abort flag (what the watchdog's timeout sets). Skips elsewhere.
+/// for a buffer this process does not hold is refused by the driver; a
+/// message the remote ignores gets no report, and the wait ends on the
+/// abort flag (what the watchdog's timeout sets). Skips elsewhere.
 #[test]
 fn fill_and_check_through_the_real_module() {
     const DEV: &str = "/dev/rpmsg-sdb";
@@ -144,8 +145,13 @@ fn fill_and_check_through_the_real_module() {
     link.buf_mut(0)[12_345] ^= 0x80;
     assert_eq!(link.remote_check(0, 65536, 3).unwrap(), Some(12_345));
     println!("sdb: corrupted byte reported at offset 12345");
-    // a command past the remote's table: no report; the abort ends the wait
-    link.raw_command(b"F9L10S0").unwrap();
+    // a command for a buffer this process does not hold: the driver refuses it
+    let e = link.raw_command(b"F9L10S0").unwrap_err().to_string();
+    assert!(e.contains("Invalid argument"), "{e}");
+    let e = link.raw_command(b"F1L400001S0").unwrap_err().to_string();
+    assert!(e.contains("Invalid argument"), "{e}");
+    // a message the remote does not know: no report; the abort ends the wait
+    link.raw_command(b"X1").unwrap();
     let setter = {
         let abort = abort.clone();
         std::thread::spawn(move || {
@@ -163,5 +169,5 @@ fn fill_and_check_through_the_real_module() {
     // and the link still works
     link.remote_fill(1, 4096, 1).unwrap();
     assert_eq!(first_bad(&link.buf(1)[..4096], 1), None);
-    println!("sdb: unknown buffer ignored by the remote, wait ended by the abort; checked");
+    println!("sdb: unknown buffer refused by the driver, no report ended by the abort; checked");
 }
