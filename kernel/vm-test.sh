@@ -86,6 +86,55 @@ echo icb > $P/proto_raw
 icb_run "icbench/rpmsg-ctrl/icb/32-channels" icbench \
     "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" icb -p pingpong -p stream -s 64,496 -P 32 \
     --cell-time 200ms
+# --- sdb: ST's stm32-rpmsg-sdb interface (kernel/sdb) ----------------
+# Buffers mmap()ed from /dev/rpmsg-sdb, only descriptors on the
+# rpmsg-sdb-channel; the remote (firmware/src/icb_sdb.c) fills, checks and
+# copies them. Live buffers are counted in /sys/module/icb_sdb/parameters.
+SDBP=/sys/module/icb_sdb/parameters
+insmod /icb/icb_sdb.ko 2>/tmp/err
+wait_node /dev/rpmsg-sdb
+say "{\"name\":\"sdb/node\",\"expect\":\"present\",\"result\":{\"present\":$([ -e /dev/rpmsg-sdb ] && echo 1 || echo 0),\"err\":\"$(jstr </tmp/err)\"}}"
+if [ -x /icb/icbench-link-tests ]; then
+    out=$(timeout 120 /icb/icbench-link-tests --exact sys::sdb::tests::fill_and_check_through_the_real_module --nocapture 2>&1)
+    rc=$?
+    # 4 sizes each way, the corrupted offset, the ignored buffer: 6 lines
+    ok=$(echo "$out" | grep -c '^sdb: .*\(checked\|offset 12345\)')
+    say "{\"name\":\"icbench-link/sdb\",\"expect\":\"present\",\"rc\":$rc,\"result\":{\"present\":$([ $rc = 0 ] && [ "$ok" = 6 ] && echo 1 || echo 0),\"out\":\"$(echo "$out" | grep '^sdb:' | jstr)\"}}"
+fi
+for p in proto_raw proto_tty; do echo raw > $P/$p; done
+SDB="sdb:/dev/rpmsg-sdb?size=4M"
+icb_run "icbench/sdb/raw" icbench "$SDB" raw -s 4K,64K,1M,4M
+# beside the rpmsg paths, in one run: the comparison's sizes the rig affords
+# (a 1 MiB echo through 496-byte rpmsg messages took 0.1-2.4 s per sample
+# under TCG and stalled past 5 s in one boot: measured by hand, plans/017)
+icb_run "icbench/sdb-beside-rpmsg/raw" icbench "$SDB" raw -s 512,4K,64K --timeout 20s \
+    -L "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" -L "rpmsg:$RAW" -L tty:/dev/ttyRPMSG0
+# a remote that damages every buffer it copies: each cell fails, naming
+# the byte (the middle of a 64 KiB buffer)
+echo 1 > $P/corrupt_every
+icb_run "icbench-fault/corrupt/sdb" "icbench-fails:sent at byte 32768" "$SDB" raw -s 64K --timeout 2s
+echo 0 > $P/corrupt_every
+# kill -9 of a run holding 4 buffers: the driver frees them on release
+/icb/icbench run -L "sdb:/dev/rpmsg-sdb?buffers=4&size=1M" --protocol raw -p pingpong -s 1M \
+    --cell-time 60s --replicates 1 --no-floor --db /tmp/leak.db --cpus 0,1 >/dev/null 2>&1 &
+pid=$!
+i=0; while [ "$(cat $SDBP/live_buffers)" -lt 4 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+held=$(cat $SDBP/live_buffers)
+kill -9 $pid; wait $pid 2>/dev/null
+i=0; while [ "$(cat $SDBP/live_buffers)" != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+after=$(cat $SDBP/live_buffers) bytes=$(cat $SDBP/live_bytes) orphans=$(cat $SDBP/orphans)
+say "{\"name\":\"sdb/leak-kill9\",\"expect\":\"present\",\"result\":{\"present\":$([ "$held" -ge 4 ] && [ "$after" = 0 ] && [ "$bytes" = 0 ] && [ "$orphans" = 0 ] && echo 1 || echo 0),\"held\":$held,\"after\":$after,\"bytes\":$bytes,\"orphans\":$orphans,\"reports\":$(cat $SDBP/reports),\"bad_reports\":$(cat $SDBP/bad_reports)}}"
+# a remote that drops every message never reports: each cell fails on --timeout;
+# its buffers, owed a report, are kept (orphans) until the channel goes
+echo 1 > $P/drop_every
+icb_run "icbench-fault/silent/sdb" "icbench-fails:timeout" "$SDB" raw -s 4K --timeout 2s
+echo 0 > $P/drop_every
+orphans=$(cat $SDBP/orphans)
+rmmod icb_sdb; urc=$?
+left=$(cat $SDBP/live_buffers 2>/dev/null || echo 0)
+say "{\"name\":\"sdb/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -e /dev/rpmsg-sdb ] && [ ! -d $SDBP ] && echo 1 || echo 0),\"orphans_before\":$orphans,\"left\":$left}}"
+echo icb > $P/proto_raw; echo icb > $P/proto_tty
+
 # faults seen by icbench: a corrupting remote fails cells with a reason
 echo icb > $P/proto_nl; echo icb > $P/proto_tty
 echo 3 > $P/corrupt_every

@@ -26,6 +26,7 @@ void test_dimtass(struct icbt_counts *c);
 void test_responder(struct icbt_counts *c);
 void test_golden(struct icbt_counts *c, const char *dir);
 void test_onchip(struct icbt_counts *c);
+void test_sdb(struct icbt_counts *c);
 
 /* Helpers shared by the suites */
 void icbt_pattern(uint8_t *buf, size_t n);

@@ -26,6 +26,7 @@
 #include "remoteproc_internal.h"
 
 #include "icb_responder.h"
+#include "icb_sdb.h"
 
 /* The remote's private memory ("SRAM"): where the ELF image is loaded and
  * where the loaded resource table lives (rproc_elf_find_loaded_rsc_table).
@@ -42,7 +43,8 @@
 #define VRPROC_ADDR_RAW		0x400u	/* "rpmsg-raw": rpmsg_char */
 #define VRPROC_ADDR_TTY		0x401u	/* "rpmsg-tty": rpmsg_tty */
 #define VRPROC_ADDR_NL		0x402u	/* "icbench-netlink": netlink_bridge */
-#define VRPROC_NCHAN		3
+#define VRPROC_ADDR_SDB		0x403u	/* "rpmsg-sdb-channel": kernel/sdb (ST's name) */
+#define VRPROC_NCHAN		4
 #define VRPROC_NSESS		40	/* (channel, Linux address) pairs served: reference
 				 * 003's 32 channels, the tty and the bridge */
 
@@ -116,6 +118,8 @@ struct vrproc {
 	u64 nmsg;			/* fault counters */
 	u64 nreply;
 	struct vrproc_session sess[VRPROC_NSESS];
+	struct icb_sdb sdb;		/* the sdb channel's buffers (firmware/) */
+	u32 sdb_peer;			/* Linux's endpoint on the sdb channel */
 	u8 inbuf[VRPROC_BUF_SIZE];
 	struct vrproc_stats st;
 };

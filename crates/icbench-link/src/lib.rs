@@ -123,6 +123,14 @@ pub trait Link: Send {
         ))
     }
 
+    /// The largest piece a raw echo (`--protocol raw`) should send at once,
+    /// when the link moves whole large messages better than small chunks
+    /// (`sdb:` moves a buffer per message). Default: none, the protocol's
+    /// own chunk.
+    fn echo_chunk(&self) -> Option<usize> {
+        None
+    }
+
     /// Drops bytes that arrived and were not read (a stale reply of a failed
     /// cell, a boot banner) before a fresh start. Default: nothing to drop.
     fn discard_input(&mut self) {}

@@ -214,6 +214,24 @@ pub const KINDS: &[KindInfo] = &[
         help: "creates an endpoint on an rpmsg_ctrl device for the cell, destroys it after",
         default: false,
     },
+    KindInfo {
+        name: "sdb",
+        params: &[
+            ("buffers", &[], "mmap()ed buffers, an even count from 2 to 32 (default 2)"),
+            ("size", TEXT, "bytes per buffer: 4096 … 1G, K/M/G suffixes (default 1M)"),
+            (
+                "cmd",
+                TEXT,
+                "send the fill/check/copy commands to this rpmsg device instead of write() on \
+                 the sdb device (ST's driver has no write)",
+            ),
+        ],
+        path: "/dev/rpmsg-sdb",
+        help: "shared data buffers of ST's stm32-rpmsg-sdb interface (kernel/sdb in the VM \
+               rig): one buffer per message, only descriptors on rpmsg, completion by eventfd \
+               (needs --protocol raw)",
+        default: false,
+    },
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -35,7 +35,7 @@ pub(crate) fn pingpong(
     budget: &Budget,
     progress: &AtomicU64,
 ) -> Result<CellData, CellError> {
-    let chunk = size.min(CHUNK).min(link.caps().max_msg_bytes).max(1);
+    let chunk = size.min(link.echo_chunk().unwrap_or(CHUNK)).min(link.caps().max_msg_bytes).max(1);
     let n = size.div_ceil(chunk);
     let payload = Payload::new(size);
     let mut tx = payload.buffer();

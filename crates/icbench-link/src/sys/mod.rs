@@ -8,6 +8,7 @@ pub(crate) mod netlink;
 mod nlbridge;
 mod rpmsg;
 pub(crate) mod rpmsg_tty;
+mod sdb;
 pub(crate) mod shm;
 pub(crate) mod stream;
 mod tty;
@@ -34,6 +35,7 @@ pub(crate) fn open(
             "this icbench was built without the iceoryx2 feature: rebuild with default features".to_string(),
         )),
         "tty" | "serial" => tty::open(spec, abort),
+        "sdb" => sdb::open(spec, abort),
         other => Err(LinkError::Setup(format!("link '{other}' cannot be opened by this build"))),
     }
 }
