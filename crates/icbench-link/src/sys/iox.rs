@@ -171,7 +171,19 @@ static NEXT: AtomicU32 = AtomicU32::new(0);
 
 fn node() -> Result<Node<Svc>, LinkError> {
     set_log_level(LogLevel::Error);
+    // icbench's own files, apart per architecture: an armv7 process's
+    // iceoryx2 files read by an x86_64 or aarch64 one crashed it (SIGSEGV,
+    // found when CI ran the armv7 suite under qemu-user before the others,
+    // 2026-11-26); and another application's stale services are not ours
+    // to meet.
+    let arch = std::env::consts::ARCH;
+    let mut config = Config::global_config().clone();
+    config.global.prefix =
+        FileName::new(format!("icbench_{arch}_").as_bytes()).map_err(setup("file prefix"))?;
+    let root = format!("/tmp/iceoryx2/icbench_{arch}/");
+    config.global.set_root_path(&Path::new(root.as_bytes()).map_err(setup("root path"))?);
     let node = NodeBuilder::new()
+        .config(&config)
         .signal_handling_mode(SignalHandlingMode::Disabled)
         .create::<Svc>()
         .map_err(setup("create a node"))?;
@@ -340,9 +352,9 @@ impl IoxLink {
         build(bytes);
         // SAFETY: as above, every byte is initialised.
         let sample = unsafe { sample.assume_init() };
-        sample.send().map_err(|e| {
-            if self.abort.is_set() { LinkError::Aborted } else { io("send")(e) }
-        })?;
+        sample
+            .send()
+            .map_err(|e| if self.abort.is_set() { LinkError::Aborted } else { io("send")(e) })?;
         if let Some(n) = &self.notifier {
             n.notify().map_err(io("notify"))?;
         }

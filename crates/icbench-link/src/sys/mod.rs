@@ -32,7 +32,8 @@ pub(crate) fn open(
         "iceoryx2" => iox::open(spec, abort),
         #[cfg(not(feature = "iceoryx2"))]
         "iceoryx2" => Err(LinkError::Setup(
-            "this icbench was built without the iceoryx2 feature: rebuild with default features".to_string(),
+            "this icbench was built without the iceoryx2 feature: rebuild with default features"
+                .to_string(),
         )),
         "tty" | "serial" => tty::open(spec, abort),
         "sdb" => sdb::open(spec, abort),
