@@ -303,7 +303,7 @@ impl IoxLink {
             match &self.listener {
                 None => {
                     spins = spins.wrapping_add(1);
-                    if spins % SPINS_PER_CHECK == 0 && self.abort.is_set() {
+                    if spins.is_multiple_of(SPINS_PER_CHECK) && self.abort.is_set() {
                         return Err(LinkError::Aborted);
                     }
                     std::hint::spin_loop();
