@@ -214,6 +214,6 @@ mod tests {
         );
         assert_eq!(t.verdict, Verdict::NotShown);
         assert!(t.why.unwrap().contains("disturbed"));
-        assert_eq!(blocks(&None, false).unwrap_err().contains("one block"), true);
+        assert!(blocks(&None, false).unwrap_err().contains("one block"));
     }
 }
