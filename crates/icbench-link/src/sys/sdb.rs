@@ -301,7 +301,9 @@ impl SdbLink {
             let efd = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
                 .map_err(|e| LinkError::sys("eventfd", e))?;
             set_efd(dev.as_fd(), id as i32, efd.as_fd()).map_err(|e| match e {
-                Errno::NOTTY | Errno::INVAL if id == 0 => {
+                // ENOTTY from a kernel driver that lacks the ioctl; ENOSYS
+                // from qemu-user, which does not pass unknown ioctls on
+                Errno::NOTTY | Errno::INVAL | Errno::NOSYS if id == 0 => {
                     not_sdb(path, &format!("RPMSG_SDB_IOCTL_SET_EFD: {e}"))
                 }
                 Errno::NOSPC => LinkError::Setup(format!(
