@@ -157,10 +157,7 @@ fn a_factor_with_one_level_is_not_varied() {
         obs(&[("link", "unix"), ("pattern", "pingpong")], 2.0),
     ];
     let e = analyse(&o, Scale::Linear);
-    assert_eq!(
-        e.not_varied,
-        [NotVaried { factor: "pattern".into(), level: "pingpong".into() }]
-    );
+    assert_eq!(e.not_varied, [NotVaried { factor: "pattern".into(), level: "pingpong".into() }]);
     assert_eq!(e.factors.len(), 1);
     // One factor, one observation per level: no error, so no test or CI.
     assert!(e.error.is_none() && e.factors[0].anova.unwrap().p.is_none());
