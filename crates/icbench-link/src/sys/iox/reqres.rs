@@ -87,9 +87,9 @@ unsafe impl Send for ReqResLink {}
 impl ReqResLink {
     pub(super) fn new(o: Options, host: bool, abort: Abort) -> Result<ReqResLink, LinkError> {
         let node = node()?;
-        // Requests in flight: the stream window, the unanswered control
-        // message before it and the half window a credit lags behind (see
-        // the module doc); twice `buffer=` holds them with room.
+        // Requests in flight: twice `buffer=`, the stream window and the
+        // half window a credit lags behind. A wider window waits for the
+        // credits as a publisher waits for a full subscriber (`put`).
         let in_flight = 2 * o.buffer;
         let builder =
             node.service_builder(&service_name(&format!("{}/reqres", o.name))?)
@@ -251,13 +251,27 @@ impl ReqResLink {
         let aborted = self.abort.is_set();
         match &mut self.end {
             End::Client { client, pending } => {
-                if pending.len() == pending.capacity() {
-                    return Err(LinkError::Device(format!(
-                        "iceoryx2: {} requests in flight and none answered: more than \
-                         buffer={} allows (the stream window must fit)",
-                        pending.len(),
-                        self.o.buffer
-                    )));
+                // As many requests in flight as the client may hold: wait
+                // for an answer to a later one, which frees the earlier
+                // (the publisher's backpressure, counted the same way).
+                while pending.len() == pending.capacity() {
+                    match oldest_answered(pending) {
+                        Some(i) if i > 0 => {
+                            pending.drain(..i);
+                        }
+                        Some(_) => {
+                            return Err(LinkError::Device(format!(
+                                "iceoryx2: {} requests in flight and the oldest still has \
+                                 responses unread: more than buffer={} allows",
+                                pending.len(),
+                                self.o.buffer
+                            )));
+                        }
+                        None => {
+                            self.busy.fetch_add(1, Ordering::Relaxed);
+                            self.waiter.idle()?;
+                        }
+                    }
                 }
                 let mut req = client.loan_slice_uninit(len).map_err(io("loan a request"))?;
                 // SAFETY: `len` bytes of the client's shared memory.
