@@ -76,8 +76,13 @@ fn iceoryx2_carries_every_pattern_and_survives_a_killed_peer() {
     // (iceoryx2 tells dead nodes by their file locks), and aarch64's and
     // then x86_64's icbench died of SIGSEGV reading those 32-bit files. The
     // link now keeps its files apart per architecture, which ends the
-    // second; neither has been re-run under the emulators since. The link's
-    // own tests (two threads, every byte checked) run under both.
+    // second. Whether the first is real under qemu-user is still open: the
+    // liveness test is fcntl(F_GETLK) on each node's monitor file
+    // (iceoryx2-bb-posix file_descriptor.rs), which QEMU translates for a
+    // 32-bit guest, and this test was not re-run under either emulator on
+    // 2026-11-26 (the ARM builds of icbench did not fit beside two other
+    // builds on the 2-CPU machine). The link's own tests (two threads, both
+    // services, every byte checked) run under both.
     if std::env::var_os("ICBENCH_EXEC_WRAPPER").is_some() {
         let _ = writeln!(
             std::io::stderr(),
