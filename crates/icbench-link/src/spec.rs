@@ -143,11 +143,7 @@ pub const KINDS: &[KindInfo] = &[
                 "pubsub (default): a publish-subscribe service per direction; reqres: one \
                  request-response service, the host the client, the peer the server",
             ),
-            (
-                "buffer",
-                &[],
-                "messages a receiver holds (default 16; the stream window must fit)",
-            ),
+            ("buffer", &[], "messages a receiver holds (default 16; the stream window must fit)"),
             ("max", &[], "largest message, B (default 65536)"),
         ],
         path: "",

@@ -106,10 +106,7 @@ fn iceoryx2_carries_every_pattern_and_survives_a_killed_peer() {
         let r = rows(&v, "pingpong");
         assert_eq!(r.len(), 4, "{v}");
         assert!(r.iter().all(|c| c["status"] == "ok"), "{link}: {r:?}");
-        let v = run_json(
-            &db,
-            &["-L", link, "-p", "stream", "-s", "64,64K", "--direction", "both"],
-        );
+        let v = run_json(&db, &["-L", link, "-p", "stream", "-s", "64,64K", "--direction", "both"]);
         let r = rows(&v, "stream");
         assert_eq!(r.len(), 4, "{v}");
         assert!(

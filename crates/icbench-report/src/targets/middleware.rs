@@ -283,7 +283,10 @@ mod tests {
         let st = [stream("shm", 13e9), stream("shm?copy=zero", 6e9), stream("iceoryx2", 12e9)];
         let t = targets(&[], &st);
         assert_eq!(t.len(), 1);
-        assert_eq!(t[0].name, "shm?copy=zero stream 64 KiB ÷ iceoryx2 stream 64 KiB (spin, host → peer)");
+        assert_eq!(
+            t[0].name,
+            "shm?copy=zero stream 64 KiB ÷ iceoryx2 stream 64 KiB (spin, host → peer)"
+        );
         assert!((t[0].ratio - 0.5).abs() < 1e-9);
         // Only request-response measured: no pair.
         let pp = [pingpong("shm", 200), pingpong("iceoryx2?service=reqres", 400)];

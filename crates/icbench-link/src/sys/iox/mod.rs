@@ -98,7 +98,9 @@ impl Options {
         };
         let service = spec.param("service").unwrap_or("pubsub");
         let service = Pattern::parse(service).ok_or_else(|| {
-            LinkError::Setup(format!("iceoryx2: service={service} is not known: use pubsub or reqres"))
+            LinkError::Setup(format!(
+                "iceoryx2: service={service} is not known: use pubsub or reqres"
+            ))
         })?;
         let num = |key: &str, default: usize| -> Result<usize, LinkError> {
             spec.param(key).map_or(Ok(default), |v| {

@@ -91,9 +91,9 @@ impl ReqResLink {
         // half window a credit lags behind. A wider window waits for the
         // credits as a publisher waits for a full subscriber (`put`).
         let in_flight = 2 * o.buffer;
-        let builder =
-            node.service_builder(&service_name(&format!("{}/reqres", o.name))?)
-                .request_response::<[u8], [u8]>();
+        let builder = node
+            .service_builder(&service_name(&format!("{}/reqres", o.name))?)
+            .request_response::<[u8], [u8]>();
         let service = if host {
             builder
                 .max_clients(1)
@@ -140,16 +140,7 @@ impl ReqResLink {
             End::Server { server, current: None }
         };
         let waiter = Waiter::new(&node, &o, host, abort.clone())?;
-        Ok(ReqResLink {
-            end,
-            waiter,
-            _service: service,
-            _node: node,
-            o,
-            abort,
-            busy,
-            ready: !host,
-        })
+        Ok(ReqResLink { end, waiter, _service: service, _node: node, o, abort, busy, ready: !host })
     }
 
     /// The host's first call: a hello request until a server took one,
@@ -294,9 +285,8 @@ impl ReqResLink {
                             .to_string(),
                     )
                 })?;
-                answer(req, len, build).map_err(|e| {
-                    if self.abort.is_set() { LinkError::Aborted } else { e }
-                })?;
+                answer(req, len, build)
+                    .map_err(|e| if self.abort.is_set() { LinkError::Aborted } else { e })?;
             }
         }
         self.waiter.notify()
