@@ -137,12 +137,18 @@ pub const KINDS: &[KindInfo] = &[
                 &["spin", "event"],
                 "spin: poll receive(); event: sleep in an iceoryx2 listener, notified per message",
             ),
-            ("buffer", &[], "messages a subscriber holds (default 16; the stream window must fit)"),
+            (
+                "service",
+                &["pubsub", "reqres"],
+                "pubsub (default): a publish-subscribe service per direction; reqres: one \
+                 request-response service, the host the client, the peer the server",
+            ),
+            ("buffer", &[], "messages a receiver holds (default 16; the stream window must fit)"),
             ("max", &[], "largest message, B (default 65536)"),
         ],
         path: "",
-        help: "Eclipse iceoryx2 zero-copy publish-subscribe, one service per direction \
-               (built in the loaned sample, read in place)",
+        help: "Eclipse iceoryx2 zero-copy publish-subscribe or request-response \
+               (built in the loaned sample or request or response, read in place)",
         default: false,
     },
     KindInfo {

@@ -6,6 +6,12 @@
 //!   against iceoryx2's event listener, when both were measured): ≤ 1.0.
 //! - shm stream 64 KiB host → peer ÷ iceoryx2's: ≥ 1.0.
 //!
+//! iceoryx2 (publish–subscribe, the default service) builds each message in
+//! its loaned sample and reads it in place, so its fair partner is the ring
+//! that does the same, `shm?copy=zero`: when the run measured that variant
+//! it is the one taken, else the default copying ring (issue #20, "the fair
+//! partner"); the row's name says which.
+//!
 //! Decided on the two cells' replicate blocks (Welch's t on the logs,
 //! `icbench_stats::compare_blocks`, the comparison `icbench compare`
 //! uses): met when the ratio's whole 95 % interval is on the bound's side,
@@ -15,11 +21,40 @@
 use super::{Target, Verdict};
 use crate::view::{PingPongRow, StreamRow};
 
-/// The two spellings of each wait strategy, and how a row names them.
-const PAIRS: &[(&str, &[&str], &[&str])] = &[
-    ("spin", &["shm", "shm?wait=spin"], &["iceoryx2", "iceoryx2?wait=spin"]),
-    ("blocking: futex ÷ event", &["shm?wait=futex"], &["iceoryx2?wait=event"]),
+/// One wait strategy's pair: its name in a row, the zero-copy ring's
+/// spellings (taken first), the copying ring's, iceoryx2's (publish–subscribe).
+struct Pair {
+    wait: &'static str,
+    zero: &'static [&'static str],
+    copy: &'static [&'static str],
+    iox: &'static [&'static str],
+}
+
+/// Every spelling a run can store (a spec's parameters sorted by name).
+const PAIRS: &[Pair] = &[
+    Pair {
+        wait: "spin",
+        zero: &["shm?copy=zero", "shm?copy=zero&wait=spin"],
+        copy: &["shm", "shm?wait=spin", "shm?copy=copy", "shm?copy=copy&wait=spin"],
+        iox: &[
+            "iceoryx2",
+            "iceoryx2?wait=spin",
+            "iceoryx2?service=pubsub",
+            "iceoryx2?service=pubsub&wait=spin",
+        ],
+    },
+    Pair {
+        wait: "blocking: futex ÷ event",
+        zero: &["shm?copy=zero&wait=futex"],
+        copy: &["shm?wait=futex", "shm?copy=copy&wait=futex"],
+        iox: &["iceoryx2?wait=event", "iceoryx2?service=pubsub&wait=event"],
+    },
 ];
+
+/// The ring's side of a pair: the zero-copy cell when there is one.
+fn ring<R>(find: impl Fn(&[&str]) -> Option<R>, pair: &Pair) -> Option<(R, &'static str)> {
+    find(pair.zero).map(|r| (r, "shm?copy=zero")).or_else(|| find(pair.copy).map(|r| (r, "shm")))
+}
 
 /// Why a cell cannot take part, or its block figures.
 fn blocks(
@@ -103,17 +138,16 @@ fn stream_cell<'a>(rows: &'a [StreamRow], links: &[&str]) -> Option<(&'a StreamR
 /// The rows for whichever pairs the run measured.
 pub(super) fn targets(pingpong: &[PingPongRow], stream: &[StreamRow]) -> Vec<Target> {
     let mut out = Vec::new();
-    for (wait, shm, iox) in PAIRS {
+    for pair in PAIRS {
         let figure = |r: &PingPongRow| {
             let p50 = r.rtt_ns.as_ref().map_or(f64::NAN, |s| s.summary.p50);
             let disturbed = r.disturbance.as_ref().is_some_and(|d| d.disturbed);
             (r.replicates.as_ref().map_or(p50, |v| v.center), blocks(&r.replicates, disturbed))
         };
-        if let (Some(a), Some(b)) =
-            (pingpong_cell(pingpong, shm, 64), pingpong_cell(pingpong, iox, 64))
-        {
+        let shm = ring(|links| pingpong_cell(pingpong, links, 64), pair);
+        if let (Some((a, name)), Some(b)) = (shm, pingpong_cell(pingpong, pair.iox, 64)) {
             out.push(versus(
-                format!("shm 64 B round trip ÷ iceoryx2 64 B round trip ({wait})"),
+                format!("{name} 64 B round trip ÷ iceoryx2 64 B round trip ({})", pair.wait),
                 "≤ 1.0",
                 true,
                 figure(a),
@@ -121,16 +155,16 @@ pub(super) fn targets(pingpong: &[PingPongRow], stream: &[StreamRow]) -> Vec<Tar
             ));
         }
     }
-    let (spin_shm, spin_iox) = (PAIRS[0].1, PAIRS[0].2);
-    if let (Some((a, fa)), Some((b, fb))) =
-        (stream_cell(stream, spin_shm), stream_cell(stream, spin_iox))
+    let spin = &PAIRS[0];
+    if let (Some(((a, fa), name)), Some((b, fb))) =
+        (ring(|links| stream_cell(stream, links), spin), stream_cell(stream, spin.iox))
     {
         let figure = |r: &StreamRow, f: f64| {
             let disturbed = r.disturbance.as_ref().is_some_and(|d| d.disturbed);
             (r.replicates.as_ref().map_or(f, |v| v.center), blocks(&r.replicates, disturbed))
         };
         out.push(versus(
-            "shm stream 64 KiB ÷ iceoryx2 stream 64 KiB (spin, host → peer)".to_string(),
+            format!("{name} stream 64 KiB ÷ iceoryx2 stream 64 KiB (spin, host → peer)"),
             "≥ 1.0",
             false,
             figure(a, fa),
@@ -201,6 +235,62 @@ mod tests {
             fig(4e9, &[3.9e9, 4e9, 4.1e9]),
         );
         assert_eq!(t.verdict, Verdict::NotMet);
+    }
+
+    fn pingpong(link: &str, p50: u64) -> PingPongRow {
+        let lo_hi = Some((p50 as f64 * 0.99, p50 as f64 * 1.01, false));
+        PingPongRow { link: link.into(), ..crate::targets::tests::shm_row(64, p50, lo_hi) }
+    }
+
+    fn stream(link: &str, bytes_per_s: f64) -> StreamRow {
+        StreamRow { link: link.into(), ..crate::targets::tests::shm_stream("h2p", bytes_per_s) }
+    }
+
+    /// Known answers: iceoryx2 is paired with `shm?copy=zero` when the run
+    /// measured it, with the copying ring otherwise; request-response
+    /// cells are not iceoryx2's side of a pair.
+    #[test]
+    fn iceoryx2_is_held_against_the_zero_copy_ring_when_it_was_measured() {
+        let pp = [pingpong("shm", 200), pingpong("iceoryx2", 1000)];
+        let t = targets(&pp, &[]);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].name, "shm 64 B round trip ÷ iceoryx2 64 B round trip (spin)");
+        assert!((t[0].ratio - 0.2).abs() < 1e-9, "{}", t[0].ratio);
+        let pp = [
+            pingpong("shm", 200),
+            pingpong("shm?copy=zero", 250),
+            pingpong("iceoryx2?service=reqres", 400),
+            pingpong("iceoryx2", 1000),
+            pingpong("shm?copy=zero&wait=futex", 50_000),
+            pingpong("iceoryx2?wait=event", 100_000),
+        ];
+        let t = targets(&pp, &[]);
+        let names: Vec<_> = t.iter().map(|t| (t.name.as_str(), t.ratio)).collect();
+        assert_eq!(
+            names,
+            [
+                ("shm?copy=zero 64 B round trip ÷ iceoryx2 64 B round trip (spin)", 0.25),
+                (
+                    "shm?copy=zero 64 B round trip ÷ iceoryx2 64 B round trip \
+                     (blocking: futex ÷ event)",
+                    0.5
+                ),
+            ]
+        );
+        assert!(t.iter().all(|t| t.verdict == Verdict::Met), "{t:?}");
+        // Stream: the zero-copy ring at 6 GB/s against iceoryx2's 12 GB/s
+        // is not met, even beside a copying ring at 13 GB/s.
+        let st = [stream("shm", 13e9), stream("shm?copy=zero", 6e9), stream("iceoryx2", 12e9)];
+        let t = targets(&[], &st);
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            t[0].name,
+            "shm?copy=zero stream 64 KiB ÷ iceoryx2 stream 64 KiB (spin, host → peer)"
+        );
+        assert!((t[0].ratio - 0.5).abs() < 1e-9);
+        // Only request-response measured: no pair.
+        let pp = [pingpong("shm", 200), pingpong("iceoryx2?service=reqres", 400)];
+        assert!(targets(&pp, &[]).is_empty());
     }
 
     #[test]

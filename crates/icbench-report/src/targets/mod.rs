@@ -432,7 +432,7 @@ mod tests {
         }
     }
 
-    fn shm_stream(direction: &str, bytes_per_s: f64) -> StreamRow {
+    pub(super) fn shm_stream(direction: &str, bytes_per_s: f64) -> StreamRow {
         StreamRow {
             link: "shm".into(),
             protocol: None,
@@ -500,7 +500,7 @@ mod tests {
 
     /// A ping-pong row of the spin ring: p50 `p50` ns, and with blocks
     /// their repeat interval `lo … hi` (and whether they disagree).
-    fn shm_row(size: u64, p50: u64, blocks: Option<(f64, f64, bool)>) -> PingPongRow {
+    pub(super) fn shm_row(size: u64, p50: u64, blocks: Option<(f64, f64, bool)>) -> PingPongRow {
         PingPongRow {
             link: "shm".into(),
             protocol: None,
