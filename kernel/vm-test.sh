@@ -109,6 +109,51 @@ icb_run "icbench/sdb/raw" icbench "$SDB" raw -s 4K,64K,1M,4M
 # under TCG and stalled past 5 s in one boot: measured by hand, plans/017)
 icb_run "icbench/sdb-beside-rpmsg/raw" icbench "$SDB" raw -s 512,4K,64K --timeout 20s \
     -L "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" -L "rpmsg:$RAW" -L tty:/dev/ttyRPMSG0
+# --- sdb stream, both ways (issue 17 item 1), and buffers past 4 MiB (CMA) --
+# remote fills → icbench checks every byte; icbench fills → the remote checks
+# every byte and reports; two buffers in flight. 32 MiB buffers come from the
+# CMA area (kernel/vm.config, cma= from scripts/vm-rig).
+icb_run "icbench/sdb/stream" icbench "$SDB" raw -p stream --direction both -s 64K,1M,4M
+icb_run "icbench/sdb/32M" icbench "sdb:/dev/rpmsg-sdb?size=32M" raw -p pingpong -p stream \
+    --direction both -s 32M --timeout 30s
+say "{\"name\":\"sdb/cma\",\"expect\":\"info\",\"result\":{\"meminfo\":\"$(grep -E '^(MemTotal|MemFree|CmaTotal|CmaFree)' /proc/meminfo | jstr)\"}}"
+# plans/017 in one run, the sizes the required rig affords: sdb against
+# rpmsg_char at 4 KiB, 64 KiB and 1 MiB (three points for each link's line
+# in `icbench model`). A 1 MiB echo is ≈ 2 100 496-byte messages each way,
+# 0.25-8 s per sample under TCG (8 s when the remote's wakeups snap to the
+# guest's 4 ms ticks): --timeout is the longest sample, so 60 s.
+ICB_RUN_TIMEOUT=600
+icb_run "icbench/017/raw" icbench "$SDB" raw -s 4K,64K,1M --timeout 60s \
+    -L "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024"
+# `icbench model` of that run, per link (the store stays in the guest; the
+# fit comes out in results.json)
+model017() {
+    check "$1" info 120 sh -c "${ICB_BIN:-/icb/icbench} model latest --db ${ICB_DB:-/tmp/icb.db} \
+        --json --predict 1M | tr -d '\n'"
+}
+has_link sdb && model017 icbench/017/model
+# the whole comparison (512 B-32 MiB; the rpmsg paths to 1 MiB, past which
+# one sample takes minutes under TCG) only when asked: VM_SDB_SWEEP=1
+if [ -n "${icb_sdb_sweep:-}" ]; then
+    ICB_RUN_TIMEOUT=7200
+    icb_run "icbench/017-sweep/raw" icbench "sdb:/dev/rpmsg-sdb?size=32M" raw \
+        -p pingpong -s 512,4K,32K,256K,1M,2M,8M,32M --timeout 120s
+    model017 icbench/017-sweep/model
+    icb_run "icbench/017-sweep-rpmsg/raw" icbench \
+        "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" raw -p pingpong \
+        -s 512,4K,32K,256K,1M --timeout 120s -L "rpmsg:$RAW" -L tty:/dev/ttyRPMSG0 \
+        -L "sdb:/dev/rpmsg-sdb?size=32M"
+    model017 icbench/017-sweep-rpmsg/model
+fi
+unset ICB_RUN_TIMEOUT
+# a remote that damages every buffer it fills or reads: each stream cell
+# fails either way, naming the byte
+echo 1 > $P/corrupt_every
+icb_run "icbench-fault/corrupt/sdb-stream" "icbench-fails:at byte 32768" "$SDB" raw -p stream \
+    --direction both -s 64K --timeout 2s
+echo 0 > $P/corrupt_every
+# --- end of the sdb stream block
+
 # a remote that damages every buffer it copies: each cell fails, naming
 # the byte (the middle of a 64 KiB buffer)
 echo 1 > $P/corrupt_every

@@ -42,8 +42,8 @@ struct icb_sdb_platform {
 	uint8_t *(*map)(void *ctx, uint64_t addr, uint32_t size);
 	/* one message to Linux; 0 on success */
 	int (*send)(void *ctx, const char *msg, size_t len);
-	/* optional: damage buffer contents after a fill or copy (fault injection);
-	 * returns nonzero to flip the byte at len / 2 */
+	/* optional: damage buffer contents after a fill or copy, or before a
+	 * check (fault injection); returns nonzero to flip the byte at len / 2 */
 	int (*corrupt)(void *ctx);
 };
 

@@ -178,6 +178,9 @@ int icb_sdb_input(struct icb_sdb *s, const uint8_t *msg, size_t len)
 			s->st.fills++;
 			return icb_sdb_reply(s, id, (uint32_t)n);
 		}
+		/* the fault hook damages what the remote reads, as a bad
+		 * transfer would: the check then names the byte */
+		icb_sdb_maybe_corrupt(s, b->mem, (uint32_t)n);
 		got = icb_sdb_check(b->mem, (uint32_t)n, (uint32_t)seed);
 		s->st.checks++;
 		if (got != n)

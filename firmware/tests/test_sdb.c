@@ -73,6 +73,9 @@ void test_sdb(struct icbt_counts *c)
 	t.corrupt = 1;
 	CHECK(c, in(&s, "F0L100S1") == ICB_SDB_OK);
 	CHECK(c, icb_sdb_check(t.mem[0], 0x100, 1) == 0x80);
+	/* ... and one that damages what it reads: the check names the byte */
+	icb_sdb_fill(t.mem[1], 0x100, 5);
+	CHECK(c, in(&s, "C1L100S5") == ICB_SDB_OK && !strcmp(t.last, "B1L00000080"));
 	t.corrupt = 0;
 	/* bad input: nothing is sent */
 	t.nsent = 0;

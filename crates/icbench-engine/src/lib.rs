@@ -173,14 +173,16 @@ pub fn supports(protocol: Option<Protocol>, pattern: Pattern) -> bool {
         (None, Pattern::PingPong | Pattern::Stream | Pattern::OneWay)
             | (Some(Protocol::Icb), Pattern::PingPong | Pattern::Stream | Pattern::Bulk)
             | (Some(Protocol::Dimtass), Pattern::PingPong | Pattern::Bulk)
-            | (Some(Protocol::Raw), Pattern::PingPong)
+            | (Some(Protocol::Raw), Pattern::PingPong | Pattern::Stream)
     )
 }
 
 /// Whether `protocol` can run a stream cell in `direction` (the CLI
-/// refuses other pairs): peer → host only with icbench's own peer.
+/// refuses other pairs): peer → host with icbench's own peer, and with raw
+/// on a link whose remote fills buffers (`remote::buffers`; other links
+/// fail the cell, saying so).
 pub fn supports_stream(protocol: Option<Protocol>, direction: Direction) -> bool {
-    direction == Direction::H2P || protocol.is_none()
+    direction == Direction::H2P || matches!(protocol, None | Some(Protocol::Raw))
 }
 
 /// The largest transfer a cell can have: the link's largest message for
@@ -343,6 +345,10 @@ fn run_pattern(
         (None, Pattern::PingPong) => pattern::pingpong(link, size, b, progress),
         (None, Pattern::Stream) => {
             pattern::stream(link, size, cell.stream_direction(), b, progress)
+        }
+        // A remote that fills and checks shared buffers (sdb:): both ways.
+        (Some(Protocol::Raw), Pattern::Stream) => {
+            remote::buffers::stream(link, size, cell.stream_direction(), b, progress)
         }
         (Some(p), Pattern::Stream) if cell.stream_direction() == Direction::P2H => {
             Err(p2h_needs_own_peer(p))

@@ -18,6 +18,7 @@ mod spec;
 mod sys;
 mod sysfs;
 
+pub mod buffers;
 pub mod hint;
 pub mod probe;
 pub mod reference;
@@ -166,6 +167,13 @@ pub trait Link: Send {
     /// blocked, in words for a failure reason (e.g. the kernel's TX wait).
     /// Default: unknown.
     fn stalled_in(&self) -> Option<String> {
+        None
+    }
+
+    /// The link's remote fills and checks whole buffers on command
+    /// ([`buffers::RemoteBuffers`]: `sdb:`), for a stream in either
+    /// direction with only descriptors on the link. Default: no such remote.
+    fn remote_buffers(&mut self) -> Option<&mut dyn buffers::RemoteBuffers> {
         None
     }
 }

@@ -444,13 +444,15 @@ pub struct RunArgs {
     pub links: Vec<String>,
 
     /// A pattern to run; repeat for several. Default: pingpong and stream
-    /// (dimtass: bulk and pingpong; raw: pingpong).
+    /// (dimtass: bulk and pingpong; raw: pingpong, and stream where the
+    /// remote fills and checks buffers, sdb:).
     #[arg(long = "pattern", short = 'p', value_enum, value_name = "PATTERN")]
     pub patterns: Vec<PatternArg>,
 
     /// Oneway and stream: which way the messages travel, one cell per
     /// direction. Default: oneway both, stream h2p. Stream p2h needs
-    /// icbench's own peer (no --protocol) and one channel.
+    /// icbench's own peer (no --protocol), or --protocol raw on sdb:, and
+    /// one channel.
     #[arg(long, value_enum, value_name = "DIR")]
     pub direction: Option<DirectionArg>,
 

@@ -343,7 +343,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "--cpus", "0,0"], "two different CPUs"),
         (vec!["run", "--cpus", "zero"], "write two CPU numbers"),
         (vec!["run", "-s", "0"], "size 0 is not allowed"),
-        (vec!["run", "-s", "32M"], "above the largest allowed"),
+        (vec!["run", "-s", "65M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
         // issue #22: panics, and timeouts the watchdog cannot honour

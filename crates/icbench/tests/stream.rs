@@ -173,6 +173,8 @@ fn refusal(args: &[&str]) -> String {
 #[test]
 fn peer_to_host_is_refused_where_it_cannot_run() {
     // A wire protocol: the peer is a responder without a source op.
+    // (raw runs both ways on a link whose remote fills buffers, sdb:; on
+    // others its cells fail saying so: raw_stream_on_an_echo_link_…)
     for (protocol, link) in [("icb", "pty"), ("icb", "tty:/dev/ttyRPMSG0")] {
         let mut args = vec!["-L", link, "--protocol", protocol, "-p", "stream"];
         if link == "pty" {
@@ -191,4 +193,33 @@ fn peer_to_host_is_refused_where_it_cannot_run() {
     // No pattern that has a direction.
     let err = refusal(&["-p", "pingpong", "--direction", "both"]);
     assert!(err.contains("only the oneway and stream patterns"), "{err}");
+}
+
+/// `--protocol raw -p stream` on a link whose remote is an echo (a pty with
+/// `cat`): accepted in both directions, each cell fails naming what it
+/// needs, and the run goes on to the ping-pong cell after them.
+#[test]
+fn raw_stream_on_an_echo_link_fails_its_cells_saying_why() {
+    if !runs_here("pty") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--cell-time", "20ms", "--db"])
+        .arg(dir.path().join("r.db"))
+        .args(["-L", "pty", "--protocol", "raw", "--peer-cmd", "cat", "-p", "stream"])
+        .args(["-p", "pingpong", "--direction", "both", "-s", "64"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let s = rows(&v, "stream");
+    assert_eq!(s.len(), 2, "{s:?}");
+    for r in s {
+        assert_eq!(r["status"], "failed", "{r}");
+        assert!(reason(r).contains("shared buffers (sdb:)"), "{}", reason(r));
+    }
+    let p = rows(&v, "pingpong");
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0]["status"], "ok", "{}", reason(&p[0]));
 }

@@ -10,12 +10,15 @@
 //! - [`dimtass`]: the seed-000/001 format (§3): a 6-byte header over the
 //!   first bytes of the buffer, the 2-byte count as the only reply.
 //! - [`raw`]: byte-exact echo (§4), for stock echo firmware.
+//! - [`buffers`]: raw's stream, one way, on a link whose remote fills and
+//!   checks shared buffers (`sdb:`): only descriptors on the link.
 //!
 //! The sampling loop ([`sampled`]) is shared: a probe, a discarded warm-up
 //! and the measured phase, as the local patterns do (`pattern.rs`). Inside
 //! the timed part nothing allocates, formats or logs; every buffer is sized
 //! before the first sample.
 
+pub(crate) mod buffers;
 pub(crate) mod dimtass;
 pub(crate) mod icb;
 pub(crate) mod raw;

@@ -17,15 +17,13 @@
 //! move data one way (remote fills → Linux checks every byte; Linux fills
 //! → the remote checks and reports the first bad offset).
 //!
-//! The one-way transfers are not yet an engine pattern: the VM rig runs
-//! them through this module's test against the real module (sdb_tests.rs).
+//! The one-way transfers are the engine's stream (`-p stream --direction
+//! h2p|p2h|both` with `--protocol raw`) through [`RemoteBuffers`]: all the
+//! buffers are slots, up to all of them in flight one way.
 //!
 //! Commands go to the device itself (`write()`: kernel/sdb's addition) or,
 //! with `cmd=PATH`, to another rpmsg endpoint of the same firmware (ST's
 //! driver has no write()).
-
-// The one-way half (fill / check) is driven by the tests only, for now.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
@@ -36,6 +34,7 @@ use rustix::io::Errno;
 use rustix::ioctl::{Opcode, Setter, Updater, ioctl, opcode};
 use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
 
+use crate::buffers::RemoteBuffers;
 use crate::fdio::{check, write_all};
 use crate::{Abort, Handoff, Link, LinkCaps, LinkError, LinkSpec};
 
@@ -130,23 +129,6 @@ pub(crate) fn parse_size(v: &str) -> Option<usize> {
         _ => return None,
     };
     n.checked_mul(mul)
-}
-
-/// Byte `i` of a buffer filled with `seed` (firmware's icb_sdb_byte).
-#[inline]
-pub(crate) fn pattern_byte(seed: u32, i: u32) -> u8 {
-    seed.wrapping_add(i).wrapping_add(7u32.wrapping_mul(i >> 8)).wrapping_add(13 * (i >> 16)) as u8
-}
-
-pub(crate) fn fill(buf: &mut [u8], seed: u32) {
-    for (i, b) in buf.iter_mut().enumerate() {
-        *b = pattern_byte(seed, i as u32);
-    }
-}
-
-/// Offset of the first byte that is not the pattern.
-pub(crate) fn first_bad(buf: &[u8], seed: u32) -> Option<usize> {
-    buf.iter().enumerate().position(|(i, &b)| b != pattern_byte(seed, i as u32))
 }
 
 /// A command into `out`, without allocating: `tag` `id` then each
@@ -357,14 +339,18 @@ impl SdbLink {
         })
     }
 
+    // the link's own test (sdb_tests.rs) drives these directly
+    #[cfg(test)]
     pub(crate) fn buffers(&self) -> usize {
         self.bufs.len()
     }
 
+    #[cfg(test)]
     pub(crate) fn buf(&self, id: usize) -> &[u8] {
         self.bufs[id].bytes()
     }
 
+    #[cfg(test)]
     pub(crate) fn buf_mut(&mut self, id: usize) -> &mut [u8] {
         self.bufs[id].bytes_mut()
     }
@@ -408,16 +394,15 @@ impl SdbLink {
 
     /// Remote fills buffer `id` with `len` bytes of the pattern `seed`;
     /// returns once it reported them (the caller checks the bytes).
+    #[cfg(test)]
     pub(crate) fn remote_fill(
         &mut self,
         id: usize,
         len: usize,
         seed: u32,
     ) -> Result<(), LinkError> {
-        self.drain(id);
-        let n = cmd_fill(&mut self.cmdbuf, id as u32, len as u32, seed);
-        self.command(n)?;
-        let got = self.wait_report(id)?;
+        self.ask_fill(id, len, seed)?;
+        let got = self.report(id)?;
         if got != len {
             return Err(LinkError::Device(format!(
                 "asked the remote to fill {len} B of buffer {id}; it reported {got} B"
@@ -429,16 +414,15 @@ impl SdbLink {
     /// The remote checks buffer `id` (which Linux filled with `seed`) and
     /// reports how many bytes matched: `Ok(None)` all of them, else the
     /// first bad offset.
+    #[cfg(test)]
     pub(crate) fn remote_check(
         &mut self,
         id: usize,
         len: usize,
         seed: u32,
     ) -> Result<Option<usize>, LinkError> {
-        self.drain(id);
-        let n = cmd_check(&mut self.cmdbuf, id as u32, len as u32, seed);
-        self.command(n)?;
-        let got = self.wait_report(id)?;
+        self.ask_check(id, len, seed)?;
+        let got = self.report(id)?;
         Ok((got != len).then_some(got))
     }
 
@@ -452,6 +436,42 @@ impl SdbLink {
     #[cfg(test)]
     pub(crate) fn wait(&mut self, id: usize) -> Result<usize, LinkError> {
         self.wait_report(id)
+    }
+}
+
+/// The one-way stream (the engine's `-p stream` with `--protocol raw`):
+/// every buffer is a slot; "F" and "C" commands, the report as for the echo.
+impl RemoteBuffers for SdbLink {
+    fn slots(&self) -> usize {
+        self.bufs.len()
+    }
+
+    fn slot_bytes(&self) -> usize {
+        self.bufs[0].len
+    }
+
+    fn ask_fill(&mut self, slot: usize, len: usize, seed: u32) -> Result<(), LinkError> {
+        self.drain(slot);
+        let n = cmd_fill(&mut self.cmdbuf, slot as u32, len as u32, seed);
+        self.command(n)
+    }
+
+    fn slot_mut(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs[slot].bytes_mut()
+    }
+
+    fn ask_check(&mut self, slot: usize, len: usize, seed: u32) -> Result<(), LinkError> {
+        self.drain(slot);
+        let n = cmd_check(&mut self.cmdbuf, slot as u32, len as u32, seed);
+        self.command(n)
+    }
+
+    fn report(&mut self, slot: usize) -> Result<usize, LinkError> {
+        self.wait_report(slot)
+    }
+
+    fn slot(&self, slot: usize) -> &[u8] {
+        self.bufs[slot].bytes()
     }
 }
 
@@ -524,6 +544,10 @@ impl Link for SdbLink {
 
     fn echo_chunk(&self) -> Option<usize> {
         Some(self.bufs[0].len)
+    }
+
+    fn remote_buffers(&mut self) -> Option<&mut dyn RemoteBuffers> {
+        Some(self)
     }
 
     fn stalled_in(&self) -> Option<String> {

@@ -3,6 +3,7 @@
 //! elsewhere.
 
 use super::*;
+use crate::buffers::{fill_pattern as fill, first_bad, pattern_byte};
 use std::time::{Duration, Instant};
 
 fn params(s: &str) -> Result<Params, String> {

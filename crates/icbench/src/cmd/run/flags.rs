@@ -211,9 +211,9 @@ fn directions(
         protocol.filter(|&p| p2h && !icbench_engine::supports_stream(Some(p), Direction::P2H))
     {
         return Err(bad(format!(
-            "--direction {d}: stream peer → host needs icbench's own peer; with --protocol {p} \
-             the peer is a {p} responder (firmware or --peer-cmd), which has no source op yet: \
-             use --direction h2p"
+            "--direction {d}: stream peer → host needs icbench's own peer (or --protocol raw \
+             on a link whose remote fills buffers, sdb:); with --protocol {p} the peer is a {p} \
+             responder (firmware or --peer-cmd), which has no source op yet: use --direction h2p"
         )));
     }
     if p2h && a.channels > 1 {
