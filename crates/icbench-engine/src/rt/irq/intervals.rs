@@ -71,7 +71,7 @@ impl std::fmt::Display for OutOfOrder {
 }
 
 fn later(late: u64, early: u64) -> Result<u64, u64> {
-    late.checked_sub(early).ok_or(early - late)
+    late.checked_sub(early).ok_or_else(|| early - late)
 }
 
 /// The intervals of one edge, or which pair of instants is out of order.

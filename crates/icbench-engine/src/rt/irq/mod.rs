@@ -156,7 +156,7 @@ pub fn run_irq(cfg: &IrqConfig, lines: Opened) -> IrqRun {
     let cells = (0..n_cells)
         .map(|i| {
             let outcome = match &measured.hists {
-                Some(h) if h[i].len() > 0 => CellOutcome::Measured(cell_data(
+                Some(h) if !h[i].is_empty() => CellOutcome::Measured(cell_data(
                     h[i].clone(),
                     measured.raw.as_ref().map(|r| r[i].clone()),
                     measured.elapsed_ns,
