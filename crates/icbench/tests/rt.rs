@@ -150,6 +150,35 @@ fn bad_options_are_one_line_and_exit_2() {
         (&["timer", "--load-cpus", "0"][..], "--load-cpus"),
         (&["wakeup", "-P", "smoke-signal"][..], "-P smoke-signal"),
         (&["wakeup", "--cpus", "0"][..], "--cpus '0'"),
+        // irq: refused before any line is requested (no GPIO chip needed)
+        (&["irq", "--chip", "/dev/gpiochip-none", "--out", "0", "--in", "1"][..], "no such device"),
+        (&["irq", "--chip", "/dev/null", "--out", "0", "--in", "1"][..], "not a GPIO"),
+        (&["irq", "--chip", "/dev/null", "--out", "4", "--in", "4"][..], "both line 4"),
+        (
+            &[
+                "irq",
+                "--chip",
+                "/dev/null",
+                "--out",
+                "4",
+                "--in",
+                "5",
+                "--respond",
+                "6",
+                "--respond-in",
+                "4",
+            ][..],
+            "--out and --respond-in are both line 4",
+        ),
+        (
+            &["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "--cpus", "0"][..],
+            "driving CPU first",
+        ),
+        (
+            &["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "--timeout", "1ms"][..],
+            "--timeout 1ms",
+        ),
+        (&["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "-i", "0"][..], "-i 0"),
     ] {
         let out = icbench().args(args).arg("--db").arg(&db).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -59,9 +59,9 @@ pub fn irq(a: &IrqArgs) -> Result<ExitCode> {
         opened.label,
         cfg.lines.out,
         cfg.lines.input,
-        cfg.lines.respond.map_or(String::new(), |(r, ri)| format!(
-            ", response line {r} → line {ri}"
-        )),
+        cfg.lines
+            .respond
+            .map_or(String::new(), |(r, ri)| format!(", response line {r} → line {ri}")),
         opened.event_clock
     ));
     let expected = c.interval * u32::try_from(c.loops + a.warmup).unwrap_or(u32::MAX);

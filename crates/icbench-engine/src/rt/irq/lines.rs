@@ -113,14 +113,21 @@ pub fn request_refusal(
     }
 }
 
-fn output(chip: &Path, line: u32, role: &str, holder: &dyn Fn(u32) -> Option<String>) -> Result<Request, String> {
+fn output(
+    chip: &Path,
+    line: u32,
+    role: &str,
+    holder: &dyn Fn(u32) -> Option<String>,
+) -> Result<Request, String> {
     Request::builder()
         .on_chip(chip)
         .with_consumer("icbench-irq")
         .with_line(line)
         .as_output(Value::Inactive)
         .request()
-        .map_err(|e| request_refusal(role, line, chip, errno(&e), holder(line).as_deref(), &e.to_string()))
+        .map_err(|e| {
+            request_refusal(role, line, chip, errno(&e), holder(line).as_deref(), &e.to_string())
+        })
 }
 
 fn input(
@@ -142,7 +149,14 @@ fn input(
         .with_kernel_event_buffer_size(16)
         .request()
         .map_err(|e| {
-            let msg = request_refusal(role, line, chip, errno(&e), holder(line).as_deref(), &e.to_string());
+            let msg = request_refusal(
+                role,
+                line,
+                chip,
+                errno(&e),
+                holder(line).as_deref(),
+                &e.to_string(),
+            );
             if clock == EventClock::Hte && errno(&e) == Some(libc::EOPNOTSUPP) {
                 format!(
                     "{role} {line}: line {line} of {} has no hardware timestamp engine: run \
@@ -242,7 +256,10 @@ mod tests {
     fn refusals_name_the_holder_or_the_missing_interrupt() {
         let chip = Path::new("/dev/gpiochip0");
         let busy = request_refusal("--out", 17, chip, Some(libc::EBUSY), Some("gpio-fan"), "x");
-        assert!(busy.contains("is held by 'gpio-fan'") && busy.contains("pick a free line"), "{busy}");
+        assert!(
+            busy.contains("is held by 'gpio-fan'") && busy.contains("pick a free line"),
+            "{busy}"
+        );
         let busy = request_refusal("--out", 17, chip, Some(libc::EBUSY), Some(""), "x");
         assert!(busy.contains("is in use"), "{busy}");
         let noirq = request_refusal("--in", 27, chip, Some(libc::ENXIO), None, "x");
