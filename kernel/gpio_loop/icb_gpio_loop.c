@@ -139,7 +139,7 @@ static void icb_loop_drive(struct icb_loop *lp, unsigned int line, bool level)
 	}
 	w = &lp->wire[p];
 	w->level = level;
-	hrtimer_start(&w->timer, us_to_ktime(d), HRTIMER_MODE_REL);
+	hrtimer_start(&w->timer, ns_to_ktime((u64)d * NSEC_PER_USEC), HRTIMER_MODE_REL);
 }
 
 static int icb_loop_get(struct gpio_chip *gc, unsigned int line)
