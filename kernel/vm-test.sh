@@ -312,6 +312,55 @@ icb_run "vring16/icbench/tty/stalled" "icbench-fails:timeout" tty:/dev/ttyRPMSG0
     -s 16K --timeout 2s --cell-time 100ms
 echo 0 > $P/stall
 rmmod virtual_rproc && rmmod icb_nl_bridge
+# --- GPIO loopback (issue #21): `icbench irq` against kernel/gpio_loop ----
+# icb_gpio_loop's lines are wired in pairs inside the module (0-1, 2-3, 4-5;
+# 6 and 7 unwired): gpiolib-cdev's real edge path (line requests, edge
+# interrupts from irq_sim, kernel timestamps, events) with no pins. Each
+# check is one `icbench irq --json`, its exit status and the end of its
+# stderr (irq_check, below); judged by scripts/vm-rig-check (irq=N,
+# irq-delay>=NS, irq-refused:WORDS, irq-fails:WORDS).
+irq_check() {
+    name=$1 expect=$2 t=$3; shift 3
+    timeout "$t" "${ICB_BIN:-/icb/icbench}" irq --json --db "${ICB_DB:-/tmp/icb.db}" "$@" \
+        >"$T/out" 2>"$T/err"
+    rc=$?
+    out=$(tr -d '\n' <"$T/out")
+    [ -n "$out" ] || out=null
+    say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 "$T/err" | jstr)\",\"result\":$out}"
+}
+if [ -f /icb/icb_gpio_loop.ko ] && [ -x /icb/icbench ] && /icb/icbench irq --help >/dev/null 2>&1; then
+    GL=/sys/module/icb_gpio_loop/parameters
+    insmod /icb/icb_gpio_loop.ko 2>/tmp/err
+    GCHIP=
+    for c in /sys/devices/platform/icb-gpio-loop/gpiochip*; do [ -e "$c" ] && GCHIP=/dev/${c##*/}; done
+    [ -n "$GCHIP" ] && wait_node "$GCHIP"
+    say "{\"name\":\"gpio/chip\",\"expect\":\"present\",\"result\":{\"present\":$([ -n "$GCHIP" ] && [ -c "$GCHIP" ] && echo 1 || echo 0),\"chip\":\"$GCHIP\",\"err\":\"$(jstr </tmp/err)\"}}"
+    # (a) and (b); then with the response pair, (c) too, SCHED_FIFO and mlockall
+    irq_check "irq/loop" "irq=2" 180 --chip "$GCHIP" --out 0 --in 1 -l 2000 -i 500 --histfile /tmp/irq.hist
+    irq_check "irq/loop-respond" "irq=3" 180 --chip "$GCHIP" --out 0 --in 1 --respond 2 --respond-in 3 \
+        -l 2000 -i 500 -p 80 -m
+    # the wire 300 µs long: every set-to-edge is at least that
+    echo 300 > $GL/delay_us
+    irq_check "irq/delay-300us" "irq-delay>=300000" 180 --chip "$GCHIP" --out 4 --in 5 -l 200 -i 2000
+    echo 0 > $GL/delay_us
+    # line 7 is wired to nothing: the first edge never comes, the run ends
+    # at --timeout with the wire to check, and exits 1 (no hang)
+    irq_check "irq-fault/no-wire" "irq-fails:check the wire from line 0 to line 7" 60 \
+        --chip "$GCHIP" --out 0 --in 7 -l 50 --timeout 500ms
+    # refusals: one line each, exit 2, before anything is measured
+    irq_check "irq-refused/no-chip" "irq-refused:no such device" 30 --chip /dev/gpiochip99 --out 0 --in 1
+    irq_check "irq-refused/out-of-range" "irq-refused:has 8 lines (0-7)" 30 --chip "$GCHIP" --out 0 --in 8
+    irq_check "irq-refused/same-line" "irq-refused:are both line 1" 30 --chip "$GCHIP" --out 1 --in 1
+    /icb/icbench irq --chip "$GCHIP" --out 4 --in 5 -l 100000 -i 1000 --db /tmp/irq-busy.db >/dev/null 2>&1 &
+    bpid=$!
+    sleep 1
+    irq_check "irq-refused/busy" "irq-refused:is held by 'icbench-irq'" 30 --chip "$GCHIP" --out 5 --in 4
+    kill $bpid; wait $bpid 2>/dev/null
+    gedges=$(cat $GL/edges) gunheard=$(cat $GL/unheard)
+    rmmod icb_gpio_loop; urc=$?
+    say "{\"name\":\"gpio/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -d $GL ] && echo 1 || echo 0),\"edges\":$gedges,\"unheard\":$gunheard}}"
+fi
+# --- end of the GPIO loopback block ---------------------------------------
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
 say "{\"name\":\"kernel-clean\",\"expect\":\"present\",\"result\":{\"present\":$([ "$bad" = 0 ] && echo 1 || echo 0),\"reports\":$bad}}"

@@ -46,6 +46,9 @@ _icbench() {
             icbench,import)
                 cmd="icbench__subcmd__import"
                 ;;
+            icbench,irq)
+                cmd="icbench__subcmd__irq"
+                ;;
             icbench,links)
                 cmd="icbench__subcmd__links"
                 ;;
@@ -111,6 +114,9 @@ _icbench() {
                 ;;
             icbench__subcmd__help,import)
                 cmd="icbench__subcmd__help__subcmd__import"
+                ;;
+            icbench__subcmd__help,irq)
+                cmd="icbench__subcmd__help__subcmd__irq"
                 ;;
             icbench__subcmd__help,links)
                 cmd="icbench__subcmd__help__subcmd__links"
@@ -245,7 +251,7 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup chip rpmsg remote doctor merge generate __peer help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,7 +621,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs show model compare effects export import report floor links timer wakeup chip rpmsg remote doctor merge generate __peer help"
+            opts="run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate __peer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -755,6 +761,20 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__irq)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1072,6 +1092,124 @@ _icbench() {
                     return 0
                     ;;
                 --size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__irq)
+            opts="-p -i -l -D -m -h --chip --out --in --respond --respond-in --cpus --warmup --timeout --hte --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --help --sysfs-root --dev-root"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --chip)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --respond)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --respond-in)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --loops)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -D)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dma-latency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --histogram)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -h)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --histfile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --load)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --load-cpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --load-with)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

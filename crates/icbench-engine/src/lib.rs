@@ -367,7 +367,9 @@ fn run_pattern(
                 Pattern::PingPong => icb.pingpong(link, size, b, progress),
                 Pattern::Stream => icb.stream(link, size, b, progress),
                 Pattern::Bulk => icb.bulk(link, size, blocks, b, progress),
-                Pattern::Timer | Pattern::Wakeup => Err(CellError::NotALinkPattern(p)),
+                Pattern::Timer | Pattern::Wakeup | Pattern::Irq => {
+                    Err(CellError::NotALinkPattern(p))
+                }
                 Pattern::OneWay => Err(oneway_needs_own_peer(Protocol::Icb)),
             }
         }
@@ -375,7 +377,9 @@ fn run_pattern(
             remote::dimtass::transfer(link, size, blocks, b, progress)
         }
         (Some(Protocol::Raw), Pattern::PingPong) => remote::raw::pingpong(link, size, b, progress),
-        (_, pat @ (Pattern::Timer | Pattern::Wakeup)) => Err(CellError::NotALinkPattern(pat)),
+        (_, pat @ (Pattern::Timer | Pattern::Wakeup | Pattern::Irq)) => {
+            Err(CellError::NotALinkPattern(pat))
+        }
         (p, pat) => Err(CellError::Unsupported(format!(
             "pattern {pat} is not available with the {} protocol",
             p.map_or("local control", Protocol::as_str)

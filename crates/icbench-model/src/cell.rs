@@ -30,6 +30,12 @@ pub enum Pattern {
     /// factor): a sample is the receiver's clock read on arrival minus the
     /// sender's stamp in the message, on the common clock (ns).
     OneWay,
+    /// Interrupt latency through a GPIO loopback (`icbench irq`): an
+    /// output line wired to an input line; per edge, one interval on
+    /// CLOCK_MONOTONIC (ns) between two of: the output set, the kernel's
+    /// edge timestamp, the measuring thread woken, the response edge's
+    /// timestamp. One cell per interval.
+    Irq,
 }
 
 impl Pattern {
@@ -37,8 +43,8 @@ impl Pattern {
     /// has no matrix of its own).
     pub const ALL: [Pattern; 2] = [Pattern::PingPong, Pattern::Stream];
 
-    /// The realtime patterns (`icbench timer`, `icbench wakeup`).
-    pub const RT: [Pattern; 2] = [Pattern::Timer, Pattern::Wakeup];
+    /// The realtime patterns (`icbench timer`, `icbench wakeup`, `icbench irq`).
+    pub const RT: [Pattern; 3] = [Pattern::Timer, Pattern::Wakeup, Pattern::Irq];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -48,6 +54,7 @@ impl Pattern {
             Pattern::Timer => "timer",
             Pattern::Wakeup => "wakeup",
             Pattern::OneWay => "oneway",
+            Pattern::Irq => "irq",
         }
     }
 
@@ -59,7 +66,7 @@ impl Pattern {
         match self {
             Pattern::PingPong | Pattern::Stream | Pattern::Bulk => "rtt",
             Pattern::Timer => "lateness",
-            Pattern::Wakeup | Pattern::OneWay => "oneway",
+            Pattern::Wakeup | Pattern::OneWay | Pattern::Irq => "oneway",
         }
     }
 }
@@ -71,7 +78,7 @@ impl std::fmt::Display for Pattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown pattern '{0}': use pingpong, stream, bulk, oneway, timer or wakeup")]
+#[error("unknown pattern '{0}': use pingpong, stream, bulk, oneway, timer, wakeup or irq")]
 pub struct PatternParseError(pub String);
 
 impl std::str::FromStr for Pattern {
@@ -84,6 +91,7 @@ impl std::str::FromStr for Pattern {
             "timer" => Ok(Pattern::Timer),
             "wakeup" => Ok(Pattern::Wakeup),
             "oneway" => Ok(Pattern::OneWay),
+            "irq" => Ok(Pattern::Irq),
             other => Err(PatternParseError(other.to_string())),
         }
     }

@@ -245,15 +245,17 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             ..Line::default()
         });
     }
-    for r in &view.timer {
-        lines.push(Line {
-            link: &r.link,
-            pattern: "timer",
-            status: r.status,
-            reason: r.reason.as_deref(),
-            stats: r.latency_ns.as_ref(),
-            ..Line::default()
-        });
+    for (rows, pattern) in [(&view.timer, "timer"), (&view.irq, "irq")] {
+        for r in rows {
+            lines.push(Line {
+                link: &r.link,
+                pattern,
+                status: r.status,
+                reason: r.reason.as_deref(),
+                stats: r.latency_ns.as_ref(),
+                ..Line::default()
+            });
+        }
     }
     for r in &view.oneway {
         lines.push(Line {

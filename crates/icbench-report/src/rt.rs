@@ -136,6 +136,15 @@ fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
                 r.factors.get("sender_cpu").map_or("?", String::as_str),
                 r.factors.get("receiver_cpu").map_or("?", String::as_str)
             ),
+            Pattern::Irq => {
+                let f = |k: &str| r.factors.get(k).map_or("?", String::as_str);
+                match r.label.as_str() {
+                    "edge-to-response" => {
+                        format!("{} ({} → {})", r.label, f("respond"), f("respond_in"))
+                    }
+                    _ => format!("{} ({} → {})", r.label, f("out"), f("in")),
+                }
+            }
             _ => r.label.clone(),
         };
         let mut cells = vec![r.pattern.to_string(), place];
@@ -163,6 +172,14 @@ fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", crate::table::draw(&t))?;
     let what = |p: Pattern| match p {
         Pattern::Timer => "timer: lateness of each wake-up after its CLOCK_MONOTONIC deadline",
+        Pattern::Irq => {
+            "irq: per edge, on CLOCK_MONOTONIC (GPIO line numbers in brackets):\n  \
+             set-to-edge       output set (clock read before the ioctl) → the input's \
+             edge timestamp (the interrupt's arrival)\n  \
+             edge-to-wake      edge timestamp → the measuring thread back from poll\n  \
+             edge-to-response  edge timestamp → the response edge's timestamp (interrupt \
+             to pin set)"
+        }
         _ => "wakeup: one-way time, sender's clock read before the wake → receiver's on return",
     };
     let mut kinds: Vec<Pattern> = view.rows.iter().map(|r| r.pattern).collect();

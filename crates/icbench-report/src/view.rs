@@ -33,6 +33,10 @@ pub struct RunView {
     pub bulk: Vec<BulkRow>,
     /// Timer wake-up latency (imported cyclictest results).
     pub timer: Vec<TimerRow>,
+    /// Interrupt latency through a GPIO loopback (`icbench irq`), one row
+    /// per interval; absent from the JSON when the run has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub irq: Vec<TimerRow>,
     /// One-way latency cells, one per direction (absent from the JSON when
     /// the run has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -521,6 +525,7 @@ fn build_from(
         .map(|g| BulkRow { replicates: g.replicates.clone(), ..bulk_row(&g.result) })
         .collect();
     let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
+    let irq = cells.iter().filter(|c| c.key.pattern == Pattern::Irq).map(timer_row).collect();
     let oneway = of(Pattern::OneWay)
         .map(|g| OneWayRow { replicates: g.replicates.clone(), ..oneway_row(&g.result) })
         .collect();
@@ -536,6 +541,7 @@ fn build_from(
         stream,
         bulk,
         timer,
+        irq,
         oneway,
         cpu_pairs: crate::pairs::build(cells),
         targets,

@@ -549,6 +549,12 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
         rt(Pattern::Timer, "timer", &[("cpu", "1"), ("interval_us", "1000")], &[3_000, 4_000]),
         rt(Pattern::Wakeup, "futex", &[("sender_cpu", "0"), ("receiver_cpu", "1")], &[900, 1200]),
         measured_pingpong(),
+        rt(
+            Pattern::Irq,
+            "set-to-edge",
+            &[("chip", "/dev/gpiochip0"), ("out", "17"), ("in", "27")],
+            &[7_000, 9_000],
+        ),
     ];
     for c in &cells {
         store.insert_cell(run, c).unwrap();
@@ -558,6 +564,8 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
     assert_eq!(loaded.cells[0].key.factor("cpu"), Some("1"));
     assert_eq!(loaded.cells[1].key.factor("receiver_cpu"), Some("1"));
     assert!(loaded.cells[2].key.factors.is_empty());
+    assert_eq!(loaded.cells[3].key.pattern, Pattern::Irq);
+    assert_eq!(loaded.cells[3].key.factor("chip"), Some("/dev/gpiochip0"));
 }
 
 /// The store's SQL spelling of the metric of each pattern agrees with the

@@ -83,6 +83,10 @@ pub enum Command {
     Timer(TimerArgs),
     /// Cross-core wake-up latency through a blocking primitive.
     Wakeup(WakeupArgs),
+    /// Interrupt latency through a GPIO loopback: an output line wired to
+    /// an input line, the kernel's edge timestamps (reference 004's
+    /// oscilloscope measurement, in software).
+    Irq(IrqArgs),
     /// Two cores of one microcontroller measured on-chip, on a timer both
     /// read, driven through the initiator core's serial link (issue #16).
     Chip(ChipArgs),
@@ -653,7 +657,8 @@ pub struct RtCommon {
     #[arg(short = 'i', long, default_value_t = 1000, value_name = "US")]
     pub interval: u64,
     /// Measured wake-ups per thread (rt-tests' -l). Default: 10000 for
-    /// timer, 1000 per primitive for wakeup, unless -D is given.
+    /// timer, 1000 per primitive for wakeup, 1000 edges for irq, unless
+    /// -D is given.
     #[arg(short = 'l', long, value_name = "LOOPS")]
     pub loops: Option<u64>,
     /// Measure for this long instead (e.g. 10s, 2m; a bare number is seconds).
@@ -725,6 +730,42 @@ pub struct WakeupArgs {
     /// Longest wait for one wake-up to arrive before the cell fails.
     #[arg(long, default_value = "5s", value_name = "DURATION")]
     pub timeout: String,
+    #[command(flatten)]
+    pub rt: RtCommon,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct IrqArgs {
+    /// The GPIO chip both lines are on (e.g. /dev/gpiochip0; gpiodetect lists them).
+    #[arg(long, value_name = "PATH")]
+    pub chip: PathBuf,
+    /// The output line icbench toggles (offset on the chip, as gpioinfo numbers it).
+    #[arg(long, value_name = "LINE")]
+    pub out: u32,
+    /// The input line wired to --out, with edge detection.
+    #[arg(long = "in", value_name = "LINE")]
+    pub input: u32,
+    /// A second output, set by the woken thread on each edge (the response).
+    #[arg(long, value_name = "LINE", requires = "respond_in")]
+    pub respond: Option<u32>,
+    /// The input wired to --respond: its edge's timestamp ends interval (c).
+    #[arg(long, value_name = "LINE", requires = "respond")]
+    pub respond_in: Option<u32>,
+    /// Driving CPU, measuring CPU (e.g. 0,1; the same CPU twice is allowed).
+    /// Default: the first two usable CPUs.
+    #[arg(long, value_name = "A,B")]
+    pub cpus: Option<String>,
+    /// Edges before the measured ones, discarded.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub warmup: u64,
+    /// Longest wait for one edge before the run stops (the wire is missing?).
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    pub timeout: String,
+    /// Ask for edge timestamps from the line's hardware timestamp engine
+    /// (HTE) instead of CLOCK_MONOTONIC; refused where the line has none.
+    #[arg(long)]
+    pub hte: bool,
     #[command(flatten)]
     pub rt: RtCommon,
 }

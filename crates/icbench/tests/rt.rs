@@ -150,6 +150,35 @@ fn bad_options_are_one_line_and_exit_2() {
         (&["timer", "--load-cpus", "0"][..], "--load-cpus"),
         (&["wakeup", "-P", "smoke-signal"][..], "-P smoke-signal"),
         (&["wakeup", "--cpus", "0"][..], "--cpus '0'"),
+        // irq: refused before any line is requested (no GPIO chip needed)
+        (&["irq", "--chip", "/dev/gpiochip-none", "--out", "0", "--in", "1"][..], "no such device"),
+        (&["irq", "--chip", "/dev/null", "--out", "0", "--in", "1"][..], "not a GPIO"),
+        (&["irq", "--chip", "/dev/null", "--out", "4", "--in", "4"][..], "both line 4"),
+        (
+            &[
+                "irq",
+                "--chip",
+                "/dev/null",
+                "--out",
+                "4",
+                "--in",
+                "5",
+                "--respond",
+                "6",
+                "--respond-in",
+                "4",
+            ][..],
+            "--out and --respond-in are both line 4",
+        ),
+        (
+            &["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "--cpus", "0"][..],
+            "driving CPU first",
+        ),
+        (
+            &["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "--timeout", "1ms"][..],
+            "--timeout 1ms",
+        ),
+        (&["irq", "--chip", "/dev/null", "--out", "0", "--in", "1", "-i", "0"][..], "-i 0"),
     ] {
         let out = icbench().args(args).arg("--db").arg(&db).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -198,4 +227,78 @@ fn the_timer_says_whether_it_held_cpu_dma_latency() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// An irq run (issue #21) as the store keeps it, shown again and exported
+/// from the database alone: the three intervals with their lines, the
+/// percentiles from the stored histograms, and the clock in the JSON. The
+/// host has no GPIO chip; the VM rig measures a real one (kernel/gpio_loop).
+#[test]
+fn a_stored_irq_run_is_shown_and_exported_with_its_intervals() {
+    use icbench_model::{CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, Pattern};
+    let (_dir, db) = tmp();
+    let mut store = icbench_store::Store::open(&db).unwrap();
+    let mut m = common::meta("0-1");
+    m.clock = "CLOCK_MONOTONIC".into();
+    m.command_line = vec!["icbench".into(), "irq".into()];
+    m.notes = vec!["edges stamped by the kernel on CLOCK_MONOTONIC".into()];
+    let run = store.begin_run(&m).unwrap();
+    // a: 7-9 µs, b: 40-42 µs, c: 60-62 µs, four edges each
+    for (link, base) in
+        [("set-to-edge", 7_000), ("edge-to-wake", 40_000), ("edge-to-response", 60_000)]
+    {
+        let mut h = LatencyHistogram::new();
+        let vals: Vec<u64> = vec![base, base + 1_000, base + 1_500, base + 2_000];
+        for &v in &vals {
+            h.record(v);
+        }
+        let key = CellKey::new(link, Pattern::Irq, 0)
+            .with("chip", "/dev/gpiochip0")
+            .with("out", 17)
+            .with("in", 27)
+            .with("respond", 22)
+            .with("respond_in", 23)
+            .with("event_clock", "CLOCK_MONOTONIC");
+        let d = CellData {
+            messages: 4,
+            bytes: 0,
+            elapsed_ns: 4_000_000,
+            warmup_messages: 0,
+            latency: Some(h),
+            raw_ns: Some(vals),
+            window: None,
+            counters: Default::default(),
+            channels: None,
+            adaptive: None,
+            per_channel: Vec::new(),
+            disturbance: None,
+            cut_at_messages: None,
+            timed_batch: None,
+        };
+        store.insert_cell(run, &CellResult { key, outcome: CellOutcome::Measured(d) }).unwrap();
+    }
+    drop(store);
+    let shown = icbench().args(["show", "latest", "--db"]).arg(&db).output().unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("set-to-edge (17 → 27)"), "{text}");
+    assert!(text.contains("edge-to-wake (17 → 27)"), "{text}");
+    assert!(text.contains("edge-to-response (22 → 23)"), "{text}");
+    assert!(text.contains("irq: per edge, on CLOCK_MONOTONIC"), "{text}");
+    let v: Value = {
+        let out = icbench().args(["show", "latest", "--json", "--db"]).arg(&db).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(v["pattern"], "irq");
+    assert_eq!(v["clock"], "CLOCK_MONOTONIC");
+    assert_eq!(v["num_threads"], 3);
+    assert_eq!(v["thread"]["0"]["cycles"], 4);
+    assert_eq!(v["thread"]["0"]["min"], 7, "set-to-edge min is 7 µs");
+    assert_eq!(v["thread"]["2"]["in"], 27);
+    let id = run.0.to_string();
+    let csv = icbench().args(["export", &id, "--format", "csv", "--db"]).arg(&db).output().unwrap();
+    assert!(csv.status.success(), "{}", String::from_utf8_lossy(&csv.stderr));
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert_eq!(csv.lines().filter(|l| l.contains("irq")).count(), 3, "{csv}");
 }

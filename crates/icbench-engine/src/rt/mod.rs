@@ -9,6 +9,7 @@
 //! [`CellResult`](icbench_model::CellResult)s; nothing here prints.
 
 pub mod clockcheck;
+pub mod irq;
 pub mod load;
 pub mod pmqos;
 pub mod timer;

@@ -35,7 +35,7 @@ use crate::schema;
 /// ([`icbench_model::Pattern::metric`]), spelled in SQL so one query loads
 /// every cell. Checked against the model by a test.
 const METRIC_OF_PATTERN_SQL: &str = "CASE c.pattern WHEN 'timer' THEN 'lateness' \
-     WHEN 'wakeup' THEN 'oneway' WHEN 'oneway' THEN 'oneway' ELSE 'rtt' END";
+     WHEN 'wakeup' THEN 'oneway' WHEN 'oneway' THEN 'oneway' WHEN 'irq' THEN 'oneway' ELSE 'rtt' END";
 
 /// An open results database.
 ///

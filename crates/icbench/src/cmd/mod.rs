@@ -7,6 +7,7 @@ mod effects;
 mod floor;
 pub(crate) mod generate;
 mod import;
+mod irq;
 mod links;
 mod merge;
 mod peer;
@@ -46,6 +47,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Links => links::links(&roots),
         Command::Timer(a) => timer::timer(&a),
         Command::Wakeup(a) => wakeup::wakeup(&a),
+        Command::Irq(a) => irq::irq(&a),
         Command::Chip(a) => chip::chip(&a),
         Command::Doctor(a) => doctor::doctor(&a),
         Command::Merge(a) => merge::merge(&a),

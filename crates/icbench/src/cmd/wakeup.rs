@@ -17,7 +17,9 @@ use crate::cmd::run::{STOP, install_sigint};
 use crate::error::bad;
 use crate::sizes;
 
-fn resolve_pair(s: Option<&str>) -> Result<(u32, u32)> {
+/// Two CPUs from `--cpus A,B` (the first two usable ones by default);
+/// `order` says which comes first, for the error.
+pub(crate) fn resolve_pair(s: Option<&str>, order: &str) -> Result<(u32, u32)> {
     let usable = CpuList::usable();
     let (a, b) = match s {
         None => usable.default_pair().map_err(|e| bad(e.to_string()))?,
@@ -27,7 +29,7 @@ fn resolve_pair(s: Option<&str>) -> Result<(u32, u32)> {
                 Some((Some(a), Some(b))) => (a, b),
                 _ => {
                     return Err(bad(format!(
-                        "--cpus '{s}': write two CPU numbers, sender first: --cpus 0,1"
+                        "--cpus '{s}': write two CPU numbers, {order}: --cpus 0,1"
                     )));
                 }
             }
@@ -55,7 +57,7 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
             })
             .collect::<Result<_>>()?,
     };
-    let (tx, rx) = resolve_pair(a.cpus.as_deref())?;
+    let (tx, rx) = resolve_pair(a.cpus.as_deref(), "sender first")?;
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
     if timeout < icbench_engine::MIN_TIMEOUT {
         return Err(bad(format!(
