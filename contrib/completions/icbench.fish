@@ -52,11 +52,11 @@ complete -c icbench -n "__fish_icbench_needs_command" -f -a "generate" -d 'Print
 complete -c icbench -n "__fish_icbench_needs_command" -f -a "__peer" -d '(internal) The peer end of a local link, started by `icbench run`'
 complete -c icbench -n "__fish_icbench_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c icbench -n "__fish_icbench_using_subcommand run" -s L -l link -d 'A link to measure; repeat for several. Default: every local link. Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty; remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their parameters, e.g. `shm?wait=futex`)' -r
-complete -c icbench -n "__fish_icbench_using_subcommand run" -s p -l pattern -d 'A pattern to run; repeat for several. Default: pingpong and stream (dimtass: bulk and pingpong; raw: pingpong)' -r -f -a "pingpong\t'Round trip per message, echo checked byte for byte'
+complete -c icbench -n "__fish_icbench_using_subcommand run" -s p -l pattern -d 'A pattern to run; repeat for several. Default: pingpong and stream (dimtass: bulk and pingpong; raw: pingpong, and stream where the remote fills and checks buffers, sdb:)' -r -f -a "pingpong\t'Round trip per message, echo checked byte for byte'
 stream\t'A window of messages in flight, every one checked by the receiver; throughput. Host → peer, or peer → host with --direction'
 bulk\t'block × blocks bytes (see --blocks), then one acknowledgement; time per transfer (seed 000\'s test). Protocols icb and dimtass'
 oneway\t'One-way latency on the common clock, one cell per direction (see --direction); messages of at least 16 B. Local peer only'"
-complete -c icbench -n "__fish_icbench_using_subcommand run" -l direction -d 'Oneway and stream: which way the messages travel, one cell per direction. Default: oneway both, stream h2p. Stream p2h needs icbench\'s own peer (no --protocol) and one channel' -r -f -a "h2p\t'Host end sends, peer receives'
+complete -c icbench -n "__fish_icbench_using_subcommand run" -l direction -d 'Oneway and stream: which way the messages travel, one cell per direction. Default: oneway both, stream h2p. Stream p2h needs icbench\'s own peer (no --protocol), or --protocol raw on sdb:, and one channel' -r -f -a "h2p\t'Host end sends, peer receives'
 p2h\t'Peer sends, host end receives'
 both\t'Each direction in a cell of its own'"
 complete -c icbench -n "__fish_icbench_using_subcommand run" -s s -l sizes -d 'Message sizes (bulk: block sizes): a list and/or log2 sweeps, binary units (e.g. `64,4K` or `1-64K`). Default 1-64K; dimtass pingpong 512-32K' -r
