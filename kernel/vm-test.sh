@@ -144,6 +144,13 @@ if [ -n "${icb_sdb_sweep:-}" ]; then
         -s 512,4K,32K,256K,1M --timeout 120s -L "rpmsg:$RAW" -L tty:/dev/ttyRPMSG0 \
         -L "sdb:/dev/rpmsg-sdb?size=32M"
     model017 icbench/017-sweep-rpmsg/model
+    icb_run "icbench/017-sweep-stream/raw" icbench "sdb:/dev/rpmsg-sdb?size=32M" raw \
+        -p stream --direction both -s 64K,1M,4M,32M --timeout 120s
+    # the guest's store, whole, for `icbench report`/`model` on the host:
+    # scripts/vm-rig decodes it into $VM_DIR/guest.db
+    say "@@ICB-VM-DB-BEGIN@@"
+    base64 "${ICB_DB:-/tmp/icb.db}"
+    say "@@ICB-VM-DB-END@@"
 fi
 unset ICB_RUN_TIMEOUT
 # a remote that damages every buffer it fills or reads: each stream cell
@@ -351,6 +358,10 @@ if [ -f /icb/icb_gpio_loop.ko ] && [ -x /icb/icbench ] && /icb/icbench irq --hel
     irq_check "irq-refused/no-chip" "irq-refused:no such device" 30 --chip /dev/gpiochip99 --out 0 --in 1
     irq_check "irq-refused/out-of-range" "irq-refused:has 8 lines (0-7)" 30 --chip "$GCHIP" --out 0 --in 8
     irq_check "irq-refused/same-line" "irq-refused:are both line 1" 30 --chip "$GCHIP" --out 1 --in 1
+    # --hte on a kernel without CONFIG_HTE (the rig's): the kernel says
+    # EOPNOTSUPP, icbench says to run without it
+    irq_check "irq-refused/no-hte" "irq-refused:has no hardware timestamp engine" 30 \
+        --chip "$GCHIP" --out 0 --in 1 --hte
     /icb/icbench irq --chip "$GCHIP" --out 4 --in 5 -l 100000 -i 1000 --db /tmp/irq-busy.db >/dev/null 2>&1 &
     bpid=$!
     sleep 1
@@ -361,6 +372,37 @@ if [ -f /icb/icb_gpio_loop.ko ] && [ -x /icb/icbench ] && /icb/icbench irq --hel
     say "{\"name\":\"gpio/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -d $GL ] && echo 1 || echo 0),\"edges\":$gedges,\"unheard\":$gunheard}}"
 fi
 # --- end of the GPIO loopback block ---------------------------------------
+# --- The same through gpio-sim (issue #21, item 3 as written) ------------
+# A gpio-sim bank of two lines set up through configfs; the wire is a
+# helper that follows line 0's value (what icbench drives) into line 1's
+# `pull` (an edge on the input, fired through irq_sim). The helper is a
+# user-space poll loop, so it sits inside interval (a): this check shows
+# the path (line requests, edge events, kernel timestamps, the stored
+# run) on the kernel's own simulator, not a latency.
+if [ -x /icb/icbench ] && /icb/icbench irq --help >/dev/null 2>&1; then
+    CFS=/sys/kernel/config
+    [ -d $CFS/gpio-sim ] || mount -t configfs none $CFS 2>/dev/null
+    G=$CFS/gpio-sim/icb
+    mkdir -p $G/bank0 2>/tmp/err && echo 2 > $G/bank0/num_lines && echo 1 > $G/live 2>>/tmp/err
+    SCHIP=$(cat $G/bank0/chip_name 2>/dev/null) SDEV=$(cat $G/dev_name 2>/dev/null)
+    S=/sys/devices/platform/$SDEV/$SCHIP
+    [ -n "$SCHIP" ] && wait_node "/dev/$SCHIP"
+    say "{\"name\":\"gpio-sim/chip\",\"expect\":\"present\",\"result\":{\"present\":$([ -n "$SCHIP" ] && [ -c "/dev/$SCHIP" ] && [ -d "$S/sim_gpio1" ] && echo 1 || echo 0),\"chip\":\"$SCHIP\",\"err\":\"$(jstr </tmp/err)\"}}"
+    if [ -n "$SCHIP" ] && [ -d "$S/sim_gpio1" ]; then
+        ( last=0
+          while :; do
+              read -r v < $S/sim_gpio0/value || break
+              if [ "$v" != "$last" ]; then
+                  if [ "$v" = 1 ]; then echo pull-up; else echo pull-down; fi > $S/sim_gpio1/pull
+                  last=$v
+              fi
+          done ) &
+        wpid=$!
+        irq_check "irq/gpio-sim" "irq=2" 180 --chip "/dev/$SCHIP" --out 0 --in 1 -l 200 -i 5000 --timeout 2s
+        kill $wpid; wait $wpid 2>/dev/null
+    fi
+    echo 0 > $G/live 2>/dev/null; rmdir $G/bank0 $G 2>/dev/null
+fi
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
 say "{\"name\":\"kernel-clean\",\"expect\":\"present\",\"result\":{\"present\":$([ "$bad" = 0 ] && echo 1 || echo 0),\"reports\":$bad}}"

@@ -3,6 +3,11 @@
 //! (research/linux-ipc-rt-anchors.md §1.2). Each thread becomes a `timer`
 //! cell; bucket keys are µs (ns when `resolution_in_ns` is 1).
 //!
+//! icbench's own `timer`/`irq --json` is the same envelope with a top-level
+//! `pattern` and, per thread, an `icbench` object (the cell's label and
+//! factors): an `irq` file comes back as `irq` cells keyed as `icbench irq`
+//! stores them (issue #21: imported the same way as the other patterns).
+//!
 //! Flagged: samples beyond the histogram's range (overflows: they are not in
 //! the percentiles, and the tool's max is larger than the histogram's), and
 //! histogram counts that disagree with the thread's cycle count.
@@ -51,6 +56,10 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let threads = v.get("thread").and_then(Value::as_object).ok_or_else(|| {
         ImportError::Input("no \"thread\" object: not cyclictest --json output".into())
     })?;
+    let pattern = match v.get("pattern").and_then(Value::as_str) {
+        Some("irq") => Pattern::Irq,
+        _ => Pattern::Timer,
+    };
     for (id, t) in threads {
         let mut buckets = Vec::new();
         if let Some(h) = t.get("histogram").and_then(Value::as_object) {
@@ -65,7 +74,17 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         let counted: u64 = buckets.iter().map(|b| b.1).sum();
         let cycles = t.get("cycles").and_then(Value::as_u64);
         let max = t.get("max").and_then(Value::as_u64);
-        let l = link(opts, id, t.get("cpu").and_then(Value::as_i64));
+        let own = t.get("icbench");
+        let l = match (pattern, own.and_then(|o| o.get("label")).and_then(Value::as_str)) {
+            (Pattern::Irq, Some(label)) => opts.link.clone().unwrap_or_else(|| label.to_string()),
+            (Pattern::Irq, None) => {
+                return Err(ImportError::Input(format!(
+                    "thread {id}: an irq file without its \"icbench\" label: not `icbench irq \
+                     --json` output"
+                )));
+            }
+            _ => link(opts, id, t.get("cpu").and_then(Value::as_i64)),
+        };
         if let Some(c) = cycles
             && c != counted
         {
@@ -81,10 +100,21 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             imp.warnings.push(format!("{l}: no histogram (run cyclictest with -h): no statistics"));
             continue;
         }
-        imp.cells.push(hist_cell(&l, Pattern::Timer, 0, &buckets));
+        let mut cell = hist_cell(&l, pattern, 0, &buckets);
+        if let Some(f) = own.and_then(|o| o.get("factors")).and_then(Value::as_object) {
+            for (k, v) in f {
+                cell.key = cell.key.with(k, v.as_str().map(String::from).unwrap_or(v.to_string()));
+            }
+        }
+        imp.cells.push(cell);
     }
     imp.notes.push(format!(
-        "cyclictest wake-up latency in whole {} bins, each value at its bin's middle",
+        "{} in whole {} bins, each value at its bin's middle",
+        if pattern == Pattern::Irq {
+            "icbench irq GPIO loopback intervals"
+        } else {
+            "cyclictest wake-up latency"
+        },
         if ns { "ns" } else { "µs" }
     ));
     Ok(imp)

@@ -211,6 +211,33 @@ fn cyclictest_json_and_text_agree_and_flag_overflows() {
 }
 
 #[test]
+fn icbench_irq_json_comes_back_as_irq_cells_keyed_as_stored() {
+    // Recorded in the VM rig: `icbench irq --json … --respond 2 --respond-in 3`.
+    let imp = import("icbench-irq.json", Format::CyclictestJson, &Options::default());
+    let links: Vec<&str> = imp.cells.iter().map(|c| c.key.link.as_str()).collect();
+    assert_eq!(links, ["set-to-edge", "edge-to-wake", "edge-to-response"]);
+    for c in &imp.cells {
+        assert_eq!(c.key.pattern, Pattern::Irq, "{}", c.key.link);
+        assert_eq!(c.key.factor("chip"), Some("/dev/gpiochip0"));
+        assert_eq!((c.key.factor("out"), c.key.factor("in")), (Some("0"), Some("1")));
+        assert_eq!(c.key.factor("respond"), Some("2"));
+    }
+    // (a): every one of the 2000 edges is inside the 1000 µs histogram; the
+    // file's own p50 (27 480 ns) is in bin 27, read at its middle.
+    let a = data(&imp, 0);
+    assert_eq!(a.messages, 2000);
+    let p50 = a.latency.as_ref().unwrap().quantile_ns(0.5);
+    assert!(p50.abs_diff(27_500) < 100, "{p50}");
+    // (b) ran past the histogram's 1000 µs (max 5988 µs): said, not hidden.
+    assert!(has_warning(&imp, "edge-to-wake: 2000 cycles but"), "{:?}", imp.warnings);
+    assert!(imp.notes.iter().any(|n| n.contains("icbench irq")), "{:?}", imp.notes);
+    // A file that says irq but lacks the labels is refused, not stored as timer.
+    let text = file("icbench-irq.json").replace("\"label\"", "\"labl\"");
+    let e = parse(Format::CyclictestJson, &text, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("not `icbench irq --json` output"), "{e}");
+}
+
+#[test]
 fn bad_input_names_the_line() {
     let e = parse(
         Format::SeedTty,

@@ -385,8 +385,16 @@ fn timer_row(c: &CellResult) -> TimerRow {
         CellOutcome::Measured(d) => CellStats::of(d),
         _ => None,
     };
-    // A measured timer cell's factors (its CPU) tell the cells of a run apart.
-    let link = if c.key.factors.is_empty() {
+    // A measured timer cell's factors (its CPU) tell the cells of a run apart;
+    // an irq interval is told by its lines, as `icbench irq` prints it.
+    let f = |k: &str| c.key.factor(k).unwrap_or("?");
+    let link = if c.key.pattern == Pattern::Irq && c.key.factor("chip").is_some() {
+        let (from, to) = match c.key.link.as_str() {
+            "edge-to-response" => (f("respond"), f("respond_in")),
+            _ => (f("out"), f("in")),
+        };
+        format!("{} ({} {from} → {to})", c.key.link, f("chip"))
+    } else if c.key.factors.is_empty() {
         c.key.link.clone()
     } else {
         let f: Vec<String> = c.key.factors.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -351,3 +351,26 @@ fn merge_gathers_boards_into_one_store() {
     let e = fails(&lab, &["merge", junk.to_str().unwrap()]);
     assert!(e.contains("cannot be read as a database") && e.contains("nothing was merged"), "{e}");
 }
+
+#[test]
+fn an_irq_run_imported_from_its_json_shows_and_compares() {
+    // issue #21: irq runs imported and compared like the other patterns.
+    // The file is `icbench irq --json` from the VM rig (testdata/import).
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("irq.db");
+    let a = import(&db, "icbench-irq.json", "cyclictest-json", &[]);
+    let b = import(&db, "icbench-irq.json", "cyclictest-json", &[]);
+    let text = ok(&db, &["show", &a.to_string()]);
+    for interval in ["set-to-edge", "edge-to-wake", "edge-to-response"] {
+        assert!(text.contains(interval), "{interval}:\n{text}");
+    }
+    let c = json(&db, &["compare", &a.to_string(), &b.to_string(), "--json"]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{c}");
+    for r in rows {
+        assert_eq!(r["difference"].as_f64(), Some(0.0), "{r}");
+        assert_ne!(r["significant"], Value::Bool(true), "{r}");
+    }
+    let csv = ok(&db, &["export", &a.to_string(), "--format", "csv"]);
+    assert_eq!(csv.lines().filter(|l| l.contains(",irq,")).count(), 3, "{csv}");
+}

@@ -103,7 +103,11 @@ impl Link for FakeRemote {
     }
 }
 
-fn run(link: &mut dyn Link, size: usize, d: Direction) -> Result<icbench_model::CellData, CellError> {
+fn run(
+    link: &mut dyn Link,
+    size: usize,
+    d: Direction,
+) -> Result<icbench_model::CellData, CellError> {
     stream(link, size, d, &budget(Duration::from_millis(20)), &AtomicU64::new(0))
 }
 
@@ -189,7 +193,12 @@ fn a_link_without_buffers_fails_the_cell_saying_why() {
     struct Echo;
     impl Link for Echo {
         fn caps(&self) -> LinkCaps {
-            LinkCaps { max_msg_bytes: 496, message_boundaries: true, zero_copy: false, shared_clock: false }
+            LinkCaps {
+                max_msg_bytes: 496,
+                message_boundaries: true,
+                zero_copy: false,
+                shared_clock: false,
+            }
         }
         fn send(&mut self, _: &[u8]) -> Result<(), LinkError> {
             Ok(())

@@ -64,8 +64,9 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
     t
 }
 
-pub(super) fn timer_table(rows: &[TimerRow]) -> Table {
-    let mut t = table(&["timer", "n", "min", "mean", "p50", "p99", "p99.9", "max"]);
+/// A timer or irq table: `what` heads the first column.
+pub(super) fn timer_table(what: &str, rows: &[TimerRow]) -> Table {
+    let mut t = table(&[what, "n", "min", "mean", "p50", "p99", "p99.9", "max"]);
     for r in rows {
         let mut line = vec![r.link.clone()];
         match (&r.latency_ns, r.status) {
@@ -171,9 +172,11 @@ pub fn stats_table(view: &RunView) -> Table {
             rows.push(("bulk", link_name(&r.link, &r.protocol), size, s));
         }
     }
-    for r in &view.timer {
-        if let Some(s) = &r.latency_ns {
-            rows.push(("timer", r.link.clone(), "–".to_string(), s));
+    for (pattern, list) in [("timer", &view.timer), ("irq", &view.irq)] {
+        for r in list {
+            if let Some(s) = &r.latency_ns {
+                rows.push((pattern, r.link.clone(), "–".to_string(), s));
+            }
         }
     }
     for r in &view.oneway {
@@ -227,6 +230,7 @@ statistics per cell (ns; outliers are flagged, never removed)"
         .filter_map(|r| r.rtt_ns.as_ref())
         .chain(view.bulk.iter().filter_map(|r| r.transfer_ns.as_ref()))
         .chain(view.timer.iter().filter_map(|r| r.latency_ns.as_ref()))
+        .chain(view.irq.iter().filter_map(|r| r.latency_ns.as_ref()))
         .chain(view.oneway.iter().filter_map(|r| r.oneway_ns.as_ref()));
     for s in all {
         if let Some(n) = &s.note

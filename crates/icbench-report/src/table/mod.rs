@@ -495,6 +495,7 @@ fn cells_hint(view: &RunView) -> String {
         ("bulk", view.bulk.len()),
         ("oneway", view.oneway.len()),
         ("timer", view.timer.len()),
+        ("irq", view.irq.len()),
     ]
     .iter()
     .filter(|(_, n)| *n > 0)
@@ -573,7 +574,15 @@ fn cell_tables(view: &RunView, out: &mut dyn Write, st: Style) -> std::io::Resul
     }
     if !view.timer.is_empty() {
         writeln!(out, "\ntimer: wake-up latency (how late a timed sleep returned)")?;
-        writeln!(out, "{}", st.show(timer_table(&view.timer)))?;
+        writeln!(out, "{}", st.show(timer_table("timer", &view.timer)))?;
+    }
+    if !view.irq.is_empty() {
+        writeln!(
+            out,
+            "\nirq: GPIO loopback intervals per edge (set-to-edge, edge-to-wake, \
+             edge-to-response), kernel edge stamps"
+        )?;
+        writeln!(out, "{}", st.show(timer_table("irq", &view.irq)))?;
     }
     if !view.oneway.is_empty() {
         writeln!(
