@@ -295,3 +295,42 @@ fn disturbed_blocks_are_measured_again_once() {
     reps.sort();
     assert_eq!(reps, ["0", "1", "2", "3"]);
 }
+
+#[test]
+fn the_re_measure_round_keeps_to_its_time_and_says_what_it_left() {
+    // Every block of three links disturbed (a hog on the host's CPU): the
+    // re-measure round may take a quarter of the planned blocks' time, so
+    // it may stop early; whatever it did, the blocks stored are the planned
+    // ones plus those the notes say were measured again.
+    let Some((host, peer)) = two_cpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let pair = format!("{host},{peer}");
+    let out = {
+        let _hog = Hog::on(host);
+        icbench()
+            .env_remove("ICBENCH_NO_REMEASURE")
+            .args(["run", "--json", "--no-floor", "-L", "shm", "-L", "pipe", "-L", "unix"])
+            .args(["-p", "pingpong", "-s", "64", "--cell-time", "20ms", "--replicates", "2"])
+            .args(["--cpus", &pair, "--db"])
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes: Vec<&str> =
+        v["meta"]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let count = |prefix_end: &str| -> Option<usize> {
+        notes
+            .iter()
+            .find(|n| n.contains(prefix_end))
+            .map(|n| n.split_whitespace().next().unwrap().parse().unwrap_or_else(|_| panic!("{n}")))
+    };
+    let again = count("disturbed blocks measured again").expect("every block was disturbed");
+    let left = count("disturbed blocks not measured again").unwrap_or(0);
+    assert!(left < again, "the round's first session always runs: {notes:?}");
+    let blocks: u64 =
+        rows(&v, "pingpong").iter().map(|r| r["replicates"]["blocks"].as_u64().unwrap()).sum();
+    assert_eq!(blocks as usize, 6 + again - left, "{notes:?}");
+}
