@@ -1285,7 +1285,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__model)
-            opts="-L -p -h --link --pattern --predict --db --json --sysfs-root --dev-root --help"
+            opts="-L -p -h --link --pattern --predict --crossover --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -128,6 +128,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand model" -l predict -d 'Al
 complete -c icbench -n "__fish_icbench_using_subcommand model" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand model" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand model" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
+complete -c icbench -n "__fish_icbench_using_subcommand model" -l crossover -d 'Also say where each pair of links of one pattern cross: between which measured sizes their order flips, and where their lines meet'
 complete -c icbench -n "__fish_icbench_using_subcommand model" -l json -d 'Print JSON instead of tables (with a schema_version)'
 complete -c icbench -n "__fish_icbench_using_subcommand model" -s h -l help -d 'Print help'
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -l baseline -d 'Compare against the latest run labelled NAME (`run --label NAME`): it becomes the baseline, before the runs given (default: `latest`)' -r

@@ -66,6 +66,35 @@ pub struct ModelView {
     pub run_id: i64,
     pub source: String,
     pub models: Vec<SeriesModel>,
+    /// With `--crossover`: where each pair of series of one pattern cross.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<CrossoverView>,
+}
+
+/// Where two series of one pattern cross (`icbench model --crossover`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossoverView {
+    pub first: String,
+    pub second: String,
+    pub pattern: &'static str,
+    /// Flips of order between adjacent sizes measured on both.
+    pub measured: Vec<MeasuredCrossing>,
+    /// Where the fitted lines meet, when at a positive size.
+    pub model_bytes: Option<f64>,
+    /// Whether both fits are good enough to quote that size.
+    pub model_quotable: bool,
+}
+
+/// One flip of order between two measured sizes.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasuredCrossing {
+    pub between_bytes: (f64, f64),
+    /// Interpolated on log size against log ratio.
+    pub estimate_bytes: f64,
+    /// The series that is the lower (faster) below the crossing.
+    pub lower_below: String,
+    /// first ÷ second at the two sizes.
+    pub ratios: (f64, f64),
 }
 
 /// Which series to fit.
@@ -74,6 +103,8 @@ pub struct ModelFilter {
     pub links: Vec<String>,
     pub pattern: Option<String>,
     pub predict: Option<u64>,
+    /// Also find where each pair of series of one pattern cross.
+    pub crossover: bool,
 }
 
 type Key = (String, &'static str, Option<u32>, &'static str, &'static str);
@@ -145,7 +176,7 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
 
 /// Fits every series of `view` that passes `filter`.
 pub fn build(view: &RunView, filter: &ModelFilter) -> ModelView {
-    let models = series(view)
+    let models: Vec<SeriesModel> = series(view)
         .into_iter()
         .filter(|((link, pattern, ..), _)| {
             (filter.links.is_empty() || filter.links.iter().any(|l| l == link))
@@ -155,12 +186,51 @@ pub fn build(view: &RunView, filter: &ModelFilter) -> ModelView {
             fit_series(link, pattern, channels, x, y, points, filter.predict)
         })
         .collect();
+    let crossovers = if filter.crossover { crossovers(&models) } else { Vec::new() };
     ModelView {
         schema_version: JSON_SCHEMA_VERSION,
         run_id: view.run_id,
         source: view.source.clone(),
         models,
+        crossovers,
     }
+}
+
+/// Every pair of series with the same pattern, axes and channel count.
+fn crossovers(models: &[SeriesModel]) -> Vec<CrossoverView> {
+    let mut out = Vec::new();
+    for (i, m1) in models.iter().enumerate() {
+        for m2 in &models[i + 1..] {
+            if (m1.pattern, m1.x, m1.y, m1.channels) != (m2.pattern, m2.x, m2.y, m2.channels) {
+                continue;
+            }
+            let measured = icbench_stats::measured_crossings(&m1.points, &m2.points)
+                .into_iter()
+                .map(|c| MeasuredCrossing {
+                    between_bytes: (c.lo, c.hi),
+                    estimate_bytes: c.estimate,
+                    lower_below: if c.first_lower_below { &m1.link } else { &m2.link }.clone(),
+                    ratios: c.ratios,
+                })
+                .collect();
+            let (model_bytes, model_quotable) = match (&m1.fit, &m2.fit) {
+                (Some(f1), Some(f2)) => (
+                    icbench_stats::model_crossover(f1, f2),
+                    m1.quality == Some("good") && m2.quality == Some("good"),
+                ),
+                _ => (None, false),
+            };
+            out.push(CrossoverView {
+                first: m1.link.clone(),
+                second: m2.link.clone(),
+                pattern: m1.pattern,
+                measured,
+                model_bytes,
+                model_quotable,
+            });
+        }
+    }
+    out
 }
 
 fn fit_series(

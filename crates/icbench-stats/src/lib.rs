@@ -1,6 +1,7 @@
 //! icbench's statistics: summaries, percentiles, confidence intervals,
 //! outliers, the linear cost model t(n) = a + b·n, comparisons between two
-//! sets of measurements, and fairness between channels (Jain's index).
+//! sets of measurements, where two cost curves cross, and fairness between
+//! channels (Jain's index).
 //!
 //! Every function here is pure: it takes samples (or a
 //! [`LatencyHistogram`](icbench_model::LatencyHistogram)) and returns numbers.
@@ -29,6 +30,7 @@
 
 mod ci;
 mod compare;
+mod crossover;
 pub mod disturbance;
 pub mod effects;
 mod fairness;
@@ -49,6 +51,7 @@ pub use compare::{
     BandVerdict, MannWhitney, TTest, mann_whitney_u_hist, ratio_of_medians_ci95,
     ratio_of_medians_ci95_hist, welch_t_test, within_band,
 };
+pub use crossover::{Crossing, measured_crossings, model_crossover};
 pub use fairness::{Fairness, fairness};
 pub use fit::{
     CURVATURE_ALPHA, Curvature, FitError, FitQuality, LinearFit, MAX_REL_ERROR_LIMIT, fit_linear,

@@ -218,6 +218,10 @@ pub struct ModelArgs {
     /// Also predict the time at this size (e.g. 8K).
     #[arg(long, value_name = "SIZE")]
     pub predict: Option<String>,
+    /// Also say where each pair of links of one pattern cross: between
+    /// which measured sizes their order flips, and where their lines meet.
+    #[arg(long)]
+    pub crossover: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }

@@ -374,3 +374,26 @@ fn an_irq_run_imported_from_its_json_shows_and_compares() {
     let csv = ok(&db, &["export", &a.to_string(), "--format", "csv"]);
     assert_eq!(csv.lines().filter(|l| l.contains(",irq,")).count(), 3, "{csv}");
 }
+
+#[test]
+fn model_crossover_finds_where_seed_001s_netlink_overtakes_its_tty() {
+    // Seed 001's own TTY against netlink table (verbatim): netlink is slower
+    // up to 2 KiB and faster from 4 KiB, as its author wrote.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let run = import(&db, "seed-001-compare.txt", "seed-table", &[]).to_string();
+    let v = json(&db, &["model", &run, "--crossover", "--json"]);
+    let c = &v["crossovers"][0];
+    assert_eq!(c["pattern"], "bulk", "{v}");
+    let m = &c["measured"][0];
+    assert_eq!(m["between_bytes"], serde_json::json!([2048.0, 4096.0]), "{c}");
+    assert!(m["lower_below"].as_str().unwrap().starts_with("tty"), "{c}");
+    let est = m["estimate_bytes"].as_f64().unwrap();
+    assert!((2048.0..4096.0).contains(&est), "{est}");
+    assert_eq!(c["measured"].as_array().unwrap().len(), 1, "{c}");
+    assert_eq!(c["model_quotable"], false, "{c}");
+    let text = ok(&db, &["model", &run, "--crossover"]);
+    assert!(text.contains("measured: between 2 KiB and 4 KiB"), "{text}");
+    // without the flag, no crossovers
+    assert!(json(&db, &["model", &run, "--json"]).get("crossovers").is_none());
+}

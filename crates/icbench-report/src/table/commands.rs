@@ -137,6 +137,50 @@ fn model_text(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::R
         }
         writeln!(out, "  {}", m.verdict)?;
     }
+    crossovers(view, out)
+}
+
+/// `--crossover`: each pair of series of one pattern.
+fn crossovers(view: &crate::model::ModelView, out: &mut dyn Write) -> std::io::Result<()> {
+    if view.crossovers.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\ncrossovers: where one link's figure overtakes the other's (a flip between figures \
+         closer than their CIs is noise: compare the ratios with `show`'s CIs)"
+    )?;
+    let b = |x: f64| format::bytes(x.round() as u64);
+    for c in &view.crossovers {
+        writeln!(out, "\n{} against {} · {}", c.first, c.second, c.pattern)?;
+        if c.measured.is_empty() {
+            writeln!(out, "  measured: the order does not flip over the sizes both measured")?;
+        }
+        for m in &c.measured {
+            writeln!(
+                out,
+                "  measured: between {} and {} (≈ {} on log size against log ratio); {} is \
+                 faster below; first ÷ second {:.2} at {}, {:.2} at {}",
+                b(m.between_bytes.0),
+                b(m.between_bytes.1),
+                b(m.estimate_bytes),
+                m.lower_below,
+                m.ratios.0,
+                b(m.between_bytes.0),
+                m.ratios.1,
+                b(m.between_bytes.1)
+            )?;
+        }
+        match (c.model_bytes, c.model_quotable) {
+            (Some(n), true) => writeln!(out, "  model: the lines meet at {}", b(n))?,
+            (Some(n), false) => writeln!(
+                out,
+                "  model: the lines meet at {}, but a fit is not good: not to be quoted",
+                b(n)
+            )?,
+            (None, _) => writeln!(out, "  model: the lines do not meet at a positive size")?,
+        }
+    }
     Ok(())
 }
 

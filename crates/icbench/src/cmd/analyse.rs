@@ -47,7 +47,12 @@ pub fn model(a: &ModelArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|s| crate::sizes::parse_one(s).map_err(|e| bad(format!("--predict: {e}"))))
         .transpose()?;
-    let filter = ModelFilter { links: a.links.clone(), pattern: a.pattern.clone(), predict };
+    let filter = ModelFilter {
+        links: a.links.clone(),
+        pattern: a.pattern.clone(),
+        predict,
+        crossover: a.crossover,
+    };
     let mv = icbench_report::model::build(&view, &filter);
     if a.db.json {
         json_out(&mv)?;
