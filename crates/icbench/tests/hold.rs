@@ -261,24 +261,11 @@ fn replicate_blocks_are_interleaved_stored_apart_and_shown_as_one_cell() {
 
 #[test]
 fn disturbed_blocks_are_measured_again_once() {
-    let Some((host, peer)) = two_cpus() else { return };
+    // Every block shares the host's CPU with a spinning thread: each is
+    // disturbed, each is measured once more, and no more than once.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let pair = format!("{host},{peer}");
-    let out = {
-        // Every block shares the host's CPU with a spinning thread: each is
-        // disturbed, each is measured once more, and no more than once.
-        let _hog = Hog::on(host);
-        icbench()
-            .env_remove("ICBENCH_NO_REMEASURE")
-            .args(["run", "--json", "--no-floor", "-L", "shm", "-p", "pingpong", "-s", "64"])
-            .args(["--cell-time", "20ms", "--replicates", "2", "--cpus", &pair, "--db"])
-            .arg(&db)
-            .output()
-            .unwrap()
-    };
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let Some(v) = hogged_run(&db, &["shm"]) else { return };
     let row = &rows(&v, "pingpong")[0];
     assert_eq!(row["replicates"]["blocks"], 4, "{row}");
     let notes = v["meta"]["notes"].as_array().unwrap();
@@ -302,23 +289,8 @@ fn the_re_measure_round_keeps_to_its_time_and_says_what_it_left() {
     // re-measure round may take a quarter of the planned blocks' time, so
     // it may stop early; whatever it did, the blocks stored are the planned
     // ones plus those the notes say were measured again.
-    let Some((host, peer)) = two_cpus() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let pair = format!("{host},{peer}");
-    let out = {
-        let _hog = Hog::on(host);
-        icbench()
-            .env_remove("ICBENCH_NO_REMEASURE")
-            .args(["run", "--json", "--no-floor", "-L", "shm", "-L", "pipe", "-L", "unix"])
-            .args(["-p", "pingpong", "-s", "64", "--cell-time", "20ms", "--replicates", "2"])
-            .args(["--cpus", &pair, "--db"])
-            .arg(&db)
-            .output()
-            .unwrap()
-    };
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let Some(v) = hogged_run(&dir.path().join("r.db"), &["shm", "pipe", "unix"]) else { return };
     let notes: Vec<&str> =
         v["meta"]["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     let count = |prefix_end: &str| -> Option<usize> {
@@ -333,4 +305,27 @@ fn the_re_measure_round_keeps_to_its_time_and_says_what_it_left() {
     let blocks: u64 =
         rows(&v, "pingpong").iter().map(|r| r["replicates"]["blocks"].as_u64().unwrap()).sum();
     assert_eq!(blocks as usize, 6 + again - left, "{notes:?}");
+}
+
+/// `run --json` of 64 B ping-pong on `links`, 2 replicates of 20 ms, with
+/// a spinning thread on the host's CPU for the whole run (so every block is
+/// disturbed) and re-measuring on; `None` without two CPUs.
+fn hogged_run(db: &std::path::Path, links: &[&str]) -> Option<serde_json::Value> {
+    let (host, peer) = two_cpus()?;
+    let pair = format!("{host},{peer}");
+    let out = {
+        let _hog = Hog::on(host);
+        let mut cmd = icbench();
+        cmd.env_remove("ICBENCH_NO_REMEASURE").args(["run", "--json", "--no-floor"]);
+        for l in links {
+            cmd.args(["-L", l]);
+        }
+        cmd.args(["-p", "pingpong", "-s", "64", "--cell-time", "20ms", "--replicates", "2"])
+            .args(["--cpus", &pair, "--db"])
+            .arg(db)
+            .output()
+            .unwrap()
+    };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(serde_json::from_slice(&out.stdout).unwrap())
 }
