@@ -61,13 +61,19 @@ icb_run() {
     say "{\"name\":\"$name\",\"expect\":\"$expect\",\"rc\":$rc,\"stderr\":\"$(tail -c 300 "$T/err" | jstr)\",\"result\":$out}"
 }
 
-# seed001_cases LOG: seed 001's client log (third_party/dimtass-netlink-client)
-# as one JSON object: the sizes its "-> Add test: size=N" lines announced and
-# each "- HH:MM:SS.mmm INFO: -> b: N, nsec: T, bytes sent: S" line it printed
-# (netlink_tester.cpp's format), for vm-rig-check's `seed001` expectation.
+# seed001_cases LOG: nlunit31's log (kernel/tools/nlunit31.c: seed 001's
+# netlink client on the wire) as one JSON object: the block sizes its
+# "blocks:" line lists, its "pattern CRC16:" value, each
+# "- HH:MM:SS.mmm INFO: -> b: N, nsec: T, bytes sent: S" line (the seed's
+# log format) and each "reply: b: N, type: Y, count: C" line, for
+# vm-rig-check's `seed001` expectation.
 seed001_cases() {
-    added=$(sed -n 's/^- [0-9:.]* INFO: -> Add test: size=\([0-9]*\)$/\1/p' "$1" | tr '\n' ',' | sed 's/,$//')
-    cases=$(sed -n 's/^- [0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9] INFO: -> b: \([0-9]*\), nsec: \([0-9]*\), bytes sent: \([0-9]*\)$/{"b":\1,"nsec":\2,"sent":\3}/p' "$1" \
+    ts='- [0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9] INFO:'
+    added=$(sed -n "s/^$ts blocks:\\(\\( [0-9][0-9]*\\)*\\)\$/\\1/p" "$1" | head -n 1 | sed 's/^ //; s/ /,/g')
+    crc=$(sed -n "s/^$ts pattern CRC16: \\(0x[0-9a-f]*\\)\$/\\1/p" "$1" | head -n 1)
+    cases=$(sed -n "s/^$ts -> b: \\([0-9][0-9]*\\), nsec: \\([0-9][0-9]*\\), bytes sent: \\([0-9][0-9]*\\)\$/{\"b\":\\1,\"nsec\":\\2,\"sent\":\\3}/p" "$1" \
         | tr '\n' ',' | sed 's/,$//')
-    say "{\"added\":[$added],\"cases\":[$cases],\"tail\":\"$(tail -n 3 "$1" | jstr)\"}"
+    replies=$(sed -n "s/^$ts reply: b: \\([0-9][0-9]*\\), type: \\(-\\{0,1\\}[0-9][0-9]*\\), count: \\(-\\{0,1\\}[0-9][0-9]*\\)\$/{\"b\":\\1,\"type\":\\2,\"count\":\\3}/p" "$1" \
+        | tr '\n' ',' | sed 's/,$//')
+    say "{\"added\":[$added],\"crc\":\"$crc\",\"cases\":[$cases],\"replies\":[$replies],\"tail\":\"$(tail -n 3 "$1" | jstr)\"}"
 }

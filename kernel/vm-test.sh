@@ -195,22 +195,22 @@ icb_run "icbench-fault/corrupt/tty" "icbench-fails:CRC mismatch" tty:/dev/ttyRPM
 echo 0 > $P/corrupt_every
 for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 
-# --- seed 001 as its author ran it (kernel/README.md, "Seed 001's own
+# --- seed 001's netlink path (kernel/README.md, "Seed 001's netlink
 # client"): the bridge reloaded with compat_unit=31 serves the seed's raw
 # netlink unit beside its family, the remote answers the bridge's channel in
-# the dimtass format, and the seed's unmodified client (third_party/) runs
-# its seven sizes; then icbench over the same unit, and the client's log
-# imported into the same store.
-if [ -x /icb/rpmsg-netlink-client ]; then
+# the dimtass format, and nlunit31 (kernel/tools) sends the seed client's
+# seven blocks, byte for byte as that client did; then icbench over the same
+# unit, and nlunit31's log imported into the same store.
+if [ -x /bin/nlunit31 ]; then
     rmmod icb_nl_bridge && insmod /icb/icb_nl_bridge.ko compat_unit=31
     i=0
     while ! dmesg | grep -q 'netlink unit 31 (seed 001) bridged' && [ $i -lt 50 ]; do
         sleep 0.1; i=$((i+1))
     done
     echo dimtass > $P/proto_nl
-    # no reply would leave the client in recvmsg for ever: bounded here
-    timeout 120 /icb/rpmsg-netlink-client >/dev/null 2>"$T/seed001.log"; rc=$?
-    say "{\"name\":\"seed001/client\",\"expect\":\"seed001\",\"rc\":$rc,\"result\":$(seed001_cases "$T/seed001.log")}"
+    # nlunit31 gives up on a reply after 30 s; bounded here as well
+    timeout 120 nlunit31 >"$T/seed001.log" 2>"$T/err"; rc=$?
+    say "{\"name\":\"seed001/client\",\"expect\":\"seed001\",\"rc\":$rc,\"stderr\":\"$(head -c 200 "$T/err" | jstr)\",\"result\":$(seed001_cases "$T/seed001.log")}"
     sed 's/^/seed001: /' "$T/seed001.log"
     # its seven sizes, on the same path, in the same format, from icbench
     icb_run "seed001/icbench/netlink-bridge-unit31" icbench "netlink-bridge?unit=31" dimtass \
