@@ -195,7 +195,7 @@ icb_run "icbench-fault/corrupt/tty" "icbench-fails:CRC mismatch" tty:/dev/ttyRPM
 echo 0 > $P/corrupt_every
 for p in proto_raw proto_tty proto_nl; do echo raw > $P/$p; done
 
-# --- seed 001's netlink path (kernel/README.md, "Seed 001's netlink
+# --- seed 001's netlink path (kernel/README.md, "Seed 001's own
 # client"): the bridge reloaded with compat_unit=31 serves the seed's raw
 # netlink unit beside its family, the remote answers the bridge's channel in
 # the dimtass format, and nlunit31 (kernel/tools) sends the seed client's

@@ -20,8 +20,9 @@
  *
  * compat_unit=31 (module parameter; 0, the default, leaves it off) adds the
  * seed's own interface beside the family, so that seed 001's unmodified
- * client (third_party/dimtass-netlink-client) runs against this bridge: a
- * raw netlink kernel socket on that protocol unit, with 001's wire
+ * client (built from its author's repository, docs/rpmsg.md) and
+ * kernel/tools/nlunit31, which sends that client's bytes, run against this
+ * bridge: a raw netlink kernel socket on that protocol unit, with 001's wire
  * behaviour (embedded-ipc-anchors.md §1.6) and none of its memory bugs:
  *  - one netlink message in = its payload out to the remote, in chunks of
  *    at most rpmsg_get_mtu() bytes. The payload is what nlmsg_len declares,

@@ -3,7 +3,7 @@
  * nlunit31: icbench's stand-in for seed 001's user-space netlink client, for
  * the VM rig.  It drives kernel/netlink_bridge loaded with compat_unit=31 and
  * puts on the wire what that client put there (shared/references/001; the
- * facts are listed in kernel/README.md, "Seed 001's netlink client"):
+ * facts are listed in kernel/README.md, "Seed 001's own client"):
  *
  *  - seven blocks, always the same sizes in the same order: 512, 1024, 2048,
  *    4096, 8192, 16384 and 32768 bytes;
