@@ -14,17 +14,14 @@
 //!   [`BOOTSTRAP_GENERATOR`](crate::BOOTSTRAP_GENERATOR).
 
 use icbench_model::LatencyHistogram;
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
+use statrs::distribution::{Binomial, DiscreteCDF};
 
 use crate::histview::HistView;
 use crate::interval::Interval;
 use crate::quantile::{sorted_finite, type7};
 use crate::resample::{Resampler, median_in_place};
 
-/// The 0.975 quantile of Student's t with `df` degrees of freedom (`df > 0`).
-pub(crate) fn t_975(df: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, df).expect("df > 0 is a valid Student's t").inverse_cdf(0.975)
-}
+pub(crate) use crate::tdist::t_975;
 
 /// 95 % confidence interval for the mean, by Student's t:
 /// `mean ± t(0.975; n − 1)·stddev/√n`, in the samples' unit.
@@ -185,6 +182,19 @@ mod tests {
         assert!((a.lo - b.lo).abs() < 1e-12 && (a.hi - b.hi).abs() < 1e-12);
         let one = crate::Summary::from_samples(&[3.0]).unwrap();
         assert_eq!(mean_ci95_summary(&one), None);
+    }
+
+    #[test]
+    fn mean_ci95_of_a_huge_count_is_the_normal_interval() {
+        // #35: statrs never returned for count − 1 ≥ 1.8·10⁷ and was 7 % off at 10⁷.
+        let mut s = crate::Summary::from_samples(&[1.0, 3.0]).unwrap();
+        s.stddev = 1e6;
+        for count in [10_000_001, 1 << 27, 1 << 62, u64::MAX] {
+            s.count = count;
+            let ci = mean_ci95_summary(&s).unwrap();
+            let z = 1.959_963_984_540_054 * 1e6 / (count as f64).sqrt();
+            assert!(((ci.hi - s.mean) / z - 1.0).abs() < 3e-7, "{count}: {ci:?}");
+        }
     }
 
     #[test]

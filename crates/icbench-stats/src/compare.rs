@@ -22,7 +22,6 @@ use std::collections::BTreeMap;
 
 use icbench_model::LatencyHistogram;
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::function::erf::erfc;
 
 use crate::ci::{median_ci95_hist, percentile_interval};
@@ -95,8 +94,10 @@ pub fn welch_t_test(a: &[f64], b: &[f64]) -> Option<TTest> {
     }
     let t = (ma - mb) / (sa + sb).sqrt();
     let df = (sa + sb).powi(2) / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0));
-    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    let p_two_sided = (2.0 * dist.sf(t.abs())).min(1.0);
+    if df.is_nan() || df <= 0.0 {
+        return None;
+    }
+    let p_two_sided = crate::tdist::t_p_two_sided(t, df);
     Some(TTest { t, df, p_two_sided })
 }
 

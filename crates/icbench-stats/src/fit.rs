@@ -23,7 +23,6 @@
 //! tested against independent computations.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::ci::t_975;
 use crate::interval::Interval;
@@ -224,8 +223,7 @@ fn curvature(points: &[(f64, f64)], x_mean: f64, residuals: &[f64], sse: f64) ->
     let sse_quad = (sse - swe * swe / sww).max(0.0);
     let se = (sse_quad / df).sqrt() / sww.sqrt();
     let t = quad_coef / se; // ±∞ when the points lie exactly on a parabola
-    let dist = StudentsT::new(0.0, 1.0, df).expect("df >= 1 is a valid Student's t");
-    let p_two_sided = (2.0 * dist.sf(t.abs())).min(1.0);
+    let p_two_sided = crate::tdist::t_p_two_sided(t, df);
     Some(Curvature { quad_coef, t, df, p_two_sided })
 }
 

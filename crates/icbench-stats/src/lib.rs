@@ -42,6 +42,7 @@ mod quantile;
 mod replicates;
 mod resample;
 mod summary;
+mod tdist;
 
 pub use ci::{
     bootstrap_median_ci95, mean_ci95, mean_ci95_summary, median_ci95, median_ci95_hist,
