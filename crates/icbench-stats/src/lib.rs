@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+mod binomial;
 mod ci;
 mod compare;
 mod crossover;

@@ -46,7 +46,7 @@ pub(crate) const EXACT_MAX_DF: f64 = 1000.0;
 
 /// The standard normal's 0.975 quantile, z₀.₉₇₅ (mpmath, 40 digits:
 /// 1.959963984540054235524594430520551527955).
-const Z_975: f64 = 1.959_963_984_540_054;
+pub(crate) const Z_975: f64 = 1.959_963_984_540_054;
 
 /// The 0.975 quantile of Student's t with `df` degrees of freedom.
 ///
