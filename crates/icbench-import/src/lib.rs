@@ -220,13 +220,19 @@ pub(crate) fn hist_cell(
 ) -> CellResult {
     let mut h = LatencyHistogram::new();
     buckets.iter().for_each(|&(v, n)| h.record_n(v, n));
-    let messages: u64 = buckets.iter().map(|b| b.1).sum();
+    // Saturating at the largest integer the store keeps (i64::MAX): a
+    // crafted count (2⁶² at 8 ns, #35) overflows the products, which wrapped
+    // to 0 in a release build and panicked in a debug one.
+    let cap = |x: u64| x.min(i64::MAX as u64);
+    let messages = buckets.iter().fold(0u64, |s, b| s.saturating_add(b.1));
     CellResult {
         key: CellKey::new(link, pattern, size_bytes),
         outcome: CellOutcome::Measured(CellData {
             messages,
-            bytes: messages * size_bytes,
-            elapsed_ns: buckets.iter().map(|&(v, n)| v * n).sum(),
+            bytes: cap(messages.saturating_mul(size_bytes)),
+            elapsed_ns: cap(
+                buckets.iter().fold(0u64, |s, &(v, n)| s.saturating_add(v.saturating_mul(n))),
+            ),
             warmup_messages: 0,
             latency: Some(h),
             raw_ns: None,

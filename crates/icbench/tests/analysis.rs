@@ -161,6 +161,46 @@ fn multi_channel_and_timer_imports_carry_their_shape_and_warnings() {
     assert!(text.contains("`icbench model"), "{text}");
 }
 
+/// #35: a histogram of 2⁶² values (one bucket) made Student's t spin for
+/// ever in statrs, so `show`, `report` and `export` hung; the repeat of
+/// issue #30's probe. Each command is killed after 60 s: that catches a
+/// hang, and asserts no timing.
+#[test]
+fn a_histogram_of_2_to_the_62_values_is_shown_reported_and_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let file = dir.path().join("h.txt");
+    std::fs::write(&file, "# Histogram\n000008 4611686018427387904\t000000\n").unwrap();
+    let html = dir.path().join("h.html");
+    let commands: [&[&str]; 8] = [
+        &["import", file.to_str().unwrap(), "-f", "cyclictest-hist"],
+        &["show", "1"],
+        &["show", "1", "--json"],
+        &["report", "1", "-o", html.to_str().unwrap()],
+        &["model", "1"],
+        &["export", "1", "-f", "csv"],
+        &["export", "1", "-f", "json"],
+        &["export", "1", "-f", "hgrm"],
+    ];
+    for args in commands {
+        let out = icbench()
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap_or_else(|e| panic!("icbench {args:?} did not end within 60 s: {e}"));
+        assert!(out.status.success(), "icbench {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let v = json(&db, &["show", "1", "--json"]);
+    let lat = &v["timer"][0]["latency_ns"];
+    assert_eq!(lat["count"], 4_611_686_018_427_387_904u64);
+    // One value (bin 8 µs, its middle): the intervals are the bucket's.
+    assert_eq!(lat["mean_ci95_lo"], 8500.0);
+    assert!(lat["median_ci95_lo"].as_f64().unwrap() <= 8500.0);
+    assert!(lat["median_ci95_hi"].as_f64().unwrap() >= 8500.0);
+}
+
 #[test]
 fn run_ci_records_whether_the_target_was_reached() {
     let dir = tempfile::tempdir().unwrap();
