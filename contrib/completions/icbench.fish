@@ -68,7 +68,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand run" -l peer-cmd -d 'Sta
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l cpus -d 'The two CPUs: host end first, peer second (e.g. `--cpus 0,1`). Default: the first two online CPUs this process may use' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l peer -d 'Where the peer end runs' -r -f -a "process\t'A separate process: the icbench binary re-executed, pinned to its CPU'
 thread\t'A thread of this process, pinned to its CPU'"
-complete -c icbench -n "__fish_icbench_using_subcommand run" -l fifo -d 'Run both ends under SCHED_FIFO at this priority (1-99)' -r
+complete -c icbench -n "__fish_icbench_using_subcommand run" -l fifo -d 'Run both ends under SCHED_FIFO at this priority (1-99). With a spinning link (shm) both measured CPUs are held while a cell runs: on a two-CPU machine every other program (and icbench\'s own storing) gets only what RT throttling leaves, 5 % of each second by default, until the cell ends. icbench\'s watchdog ranks itself above the run' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l timeout -d 'Longest wait for any reply before a cell fails (e.g. 5s, 500ms)' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l cell-time -d 'Measuring time per cell and block, after a discarded warm-up' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l replicates -d 'Measure each cell in this many blocks, interleaved with every other cell\'s in a random order (its seed stored with the run); the CI is then where a repeat run\'s figure will land, from the spread of the blocks. 1: one block per cell in listed order, the CI within it. A resumed run keeps its own' -r

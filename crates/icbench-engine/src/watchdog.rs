@@ -115,14 +115,23 @@ impl Watchdog {
             fired: Mutex::new(None),
         });
         let s = shared.clone();
+        let (ranked_tx, ranked_rx) = std::sync::mpsc::sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("icbench-watchdog".into())
             .spawn(move || {
                 outrank_the_measuring_thread();
+                let _ = ranked_tx.send(());
                 let watched = Watched { peer: peer.as_deref(), health: health.as_deref(), stop };
                 watch(&s, timeout, &abort, &watched, target)
             })
             .expect("spawning the watchdog thread");
+        // Blocked until the watchdog has taken its priority. It starts on
+        // this thread's CPU at this thread's SCHED_FIFO priority, queued
+        // behind it: a measuring thread that went on to spin would never
+        // let it run to rank itself higher (sched(7): an equal-priority
+        // FIFO thread waits until the running one blocks or yields), and a
+        // dead or stopped peer would then hang the cell (issue #36).
+        let _ = ranked_rx.recv();
         Watchdog { shared, thread: Some(thread) }
     }
 

@@ -503,7 +503,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "process")]
     pub peer: PeerKind,
 
-    /// Run both ends under SCHED_FIFO at this priority (1-99).
+    /// Run both ends under SCHED_FIFO at this priority (1-99). With a
+    /// spinning link (shm) both measured CPUs are held while a cell runs:
+    /// on a two-CPU machine every other program (and icbench's own storing)
+    /// gets only what RT throttling leaves, 5 % of each second by default,
+    /// until the cell ends. icbench's watchdog ranks itself above the run.
     #[arg(long, value_name = "PRIO")]
     pub fifo: Option<u8>,
 

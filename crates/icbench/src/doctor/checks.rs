@@ -158,7 +158,9 @@ pub fn rt_throttling(roots: &Roots) -> Finding {
          the rest of the period: a multi-millisecond outlier that is the kernel's doing, not \
          the link's. While measuring, `sysctl kernel.sched_rt_runtime_us=-1` (as root); \
          restore the old value after, since the budget is what keeps a runaway RT task from \
-         locking up the machine",
+         locking up the machine. On a machine with two CPUs, a --fifo run with a spinning link \
+         holds both while a cell runs: every other program gets only that budget's remainder \
+         until the cell ends",
     )
 }
 
