@@ -167,13 +167,14 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
 /// With replicate blocks on both sides: the ratio, its CI and the test
 /// from the blocks' figures (`icbench_stats::compare_blocks`), replacing
 /// the sample-level ones, which see only the noise within blocks. A side
-/// marked disturbed or with blocks that disagree decides nothing.
+/// marked disturbed, with blocks that disagree or with too few usable
+/// blocks for an interval decides nothing.
 fn between_blocks(row: &mut CompareRow, a: &Grouped, b: &Grouped) {
     let marked = |g: &Grouped| {
         let disturbed = measured(&g.result)
             .and_then(crate::disturbed::DisturbanceView::of)
             .is_some_and(|v| v.disturbed);
-        disturbed || g.replicates.as_ref().is_some_and(|r| r.disagree)
+        disturbed || g.replicates.as_ref().is_some_and(|r| r.marked())
     };
     if let (Some(ra), Some(rb)) = (&a.replicates, &b.replicates)
         && ra.metric == rb.metric
@@ -200,7 +201,8 @@ fn between_blocks(row: &mut CompareRow, a: &Grouped, b: &Grouped) {
     if marked(a) || marked(b) {
         row.significant = None;
         row.note = Some(
-            "a side is marked (disturbed, or its blocks disagree): the difference is not decided"
+            "a side is marked (disturbed, its blocks disagree or too few agree): the difference \
+             is not decided"
                 .into(),
         );
     }

@@ -31,16 +31,16 @@ impl DisturbanceView {
 /// The mark a disturbed cell's figure carries in the tables.
 pub const MARK: &str = "!";
 
-/// `MARK` after a figure when the cell was disturbed or its replicate
-/// blocks disagree.
+/// `MARK` after a figure when the cell was disturbed, its replicate blocks
+/// disagree or too few of them are usable for an interval.
 pub fn marked(
     figure: String,
     d: &Option<DisturbanceView>,
     r: &Option<crate::replicates::ReplicatesView>,
 ) -> String {
     let disturbed = d.as_ref().is_some_and(|v| v.disturbed);
-    let disagree = r.as_ref().is_some_and(|r| r.disagree);
-    if disturbed || disagree { format!("{figure} {MARK}") } else { figure }
+    let blocks = r.as_ref().is_some_and(|r| r.marked());
+    if disturbed || blocks { format!("{figure} {MARK}") } else { figure }
 }
 
 /// A measured-pattern row of a run as the marks see it: how it is named
@@ -132,18 +132,23 @@ pub(crate) fn rows(view: &crate::RunView) -> Vec<Marked<'_>> {
 }
 
 /// One line per marked cell of a run: the disturbed ones with what
-/// disturbed them, then those whose blocks disagree, with their range.
+/// disturbed them, then those with too few usable blocks for an interval,
+/// then those whose blocks disagree, with their range.
 pub fn footnotes(view: &crate::RunView) -> Vec<String> {
     let rows = rows(view);
     let disturbed = rows.iter().filter_map(|m| {
         let v = m.disturbance.as_ref().filter(|v| v.disturbed)?;
         Some(format!("{MARK} {}: {}", m.label(), v.causes.join("; ")))
     });
+    let too_few = rows.iter().filter_map(|m| {
+        let r = m.replicates.as_ref().filter(|r| r.too_few_blocks)?;
+        Some(format!("{MARK} {}: {}", m.label(), crate::replicates::too_few(r)))
+    });
     let disagree = rows.iter().filter_map(|m| {
-        let r = m.replicates.as_ref().filter(|r| r.disagree)?;
+        let r = m.replicates.as_ref().filter(|r| r.disagree && !r.too_few_blocks)?;
         Some(format!("{MARK} {}: {}", m.label(), crate::replicates::disagreement(r)))
     });
-    disturbed.chain(disagree).collect()
+    disturbed.chain(too_few).chain(disagree).collect()
 }
 
 /// The counters of every cell that has them, for `icbench show --stats`:

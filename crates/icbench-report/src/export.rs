@@ -80,6 +80,10 @@ pub const CSV_COLUMNS: &[&str] = &[
     // batched, and the finest step the latencies can take, ns.
     "timed_batch",
     "resolution_ns",
+    // Why a replicated cell has no repeat interval (issue #28: fewer than 3
+    // usable blocks, or blocks too far apart); `rep_repeat95_lo`/`_hi` are
+    // empty then.
+    "rep_interval_note",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -176,12 +180,15 @@ impl Line<'_> {
         rec.push(int(r.map(|r| r.blocks)));
         rec.push(int(r.map(|r| r.used)));
         rec.push(r.map_or(String::new(), |r| r.metric.to_string()));
-        for v in [r.map(|r| r.center), r.map(|r| r.lo), r.map(|r| r.hi), r.map(|r| r.spread)] {
+        for v in
+            [r.map(|r| r.center), r.and_then(|r| r.lo), r.and_then(|r| r.hi), r.map(|r| r.spread)]
+        {
             rec.push(num(v));
         }
         rec.push(int(r.map(|r| r.disagree)));
         rec.push(int(self.timed_batch));
         rec.push(num(self.resolution_ns));
+        rec.push(r.and_then(|r| r.interval_note.clone()).unwrap_or_default());
         rec
     }
 }

@@ -9,6 +9,13 @@
 //! when at least two undisturbed blocks remain (the run re-measures such
 //! blocks); a cell whose blocks disagree by more than [`DISAGREE`] is
 //! marked, since a repeat run could land anywhere in that range.
+//!
+//! No impossible intervals (issue #28 item 5): a cell with fewer than
+//! [`MIN_INTERVAL_BLOCKS`] usable blocks has no repeat interval — with two,
+//! t₀.₉₇₅,₁ = 12.7 made "457 MB/s (8.59 kB/s … 17466 GB/s)" — and is marked
+//! "too few agreeing blocks"; an interval wider than ×/÷
+//! [`MAX_INTERVAL_FACTOR`] (only blocks that disagree give one) is not
+//! shown either. Every renderer prints the view's `interval_note` instead.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +26,22 @@ use serde::Serialize;
 /// issue #15's reproducibility band (a figure within ±10 % of the median
 /// run's), as a ratio.
 pub const DISAGREE: f64 = 1.10;
+
+/// Fewest usable blocks a repeat interval is given from. With K blocks the
+/// interval's half-width is t₀.₉₇₅,K−1 · s · √(2/K) on the logs: with two,
+/// t is 12.7 and the interval is [c ÷ r⁹, c × r⁹] for blocks r× apart —
+/// ×/÷ 2.4 for blocks that agree to [`DISAGREE`], 10⁴× for blocks 3× apart —
+/// so it says nothing; with three, t is 4.30 and blocks within
+/// [`DISAGREE`] give at most ×/÷ 1.21 (docs/method.md, "Replicate blocks").
+pub const MIN_INTERVAL_BLOCKS: usize = 3;
+
+/// Widest repeat interval shown, as its factor hi ÷ center. Blocks within
+/// [`DISAGREE`] of each other give at most ×/÷ 1.21 (three blocks; fewer
+/// with more), so only a cell whose blocks disagree — already marked, its
+/// range listed — comes near it: three blocks at least 1.41× apart. Past
+/// it the interval's ends are figures no run reads (118 GB/s for a ring
+/// beside a 7.6 GB/s memcpy; a 3-block stream cell 4.48× apart).
+pub const MAX_INTERVAL_FACTOR: f64 = 2.0;
 
 /// The replicate blocks of a cell.
 #[derive(Debug, Clone, Serialize)]
@@ -31,16 +54,95 @@ pub struct ReplicatesView {
     pub metric: &'static str,
     /// Each used block's figure, in block order.
     pub values: Vec<f64>,
-    /// Geometric mean of `values`, and the 95 % interval for a repeat run.
+    /// Geometric mean of `values`.
     pub center: f64,
-    pub lo: f64,
-    pub hi: f64,
-    /// The interval's larger half-width relative to `center`.
-    pub rel_half_width: f64,
+    /// The 95 % interval for a repeat run's figure; `null` when the cell
+    /// has none (`interval_note` says why).
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// The interval's larger half-width relative to `center` (`null`
+    /// without an interval).
+    pub rel_half_width: Option<f64>,
     /// Largest ÷ smallest used block figure.
     pub spread: f64,
     /// `spread` > [`DISAGREE`].
     pub disagree: bool,
+    /// Fewer than [`MIN_INTERVAL_BLOCKS`] used blocks: no interval, and the
+    /// cell is marked.
+    pub too_few_blocks: bool,
+    /// Why there is no interval, as every renderer prints it in its place
+    /// ("too few agreeing blocks: 2 of 3 usable", "no interval: blocks
+    /// 4.48× apart"); `null` when there is one.
+    pub interval_note: Option<String>,
+}
+
+impl ReplicatesView {
+    /// The view of a cell's used blocks' figures (`values`, > 0); `None`
+    /// with fewer than two.
+    pub fn of(blocks: usize, used: usize, metric: &'static str, values: Vec<f64>) -> Option<Self> {
+        let r = icbench_stats::repeat_interval95(&values)?;
+        let too_few_blocks = r.blocks < MIN_INTERVAL_BLOCKS;
+        let factor = r.hi / r.center;
+        let interval_note = if too_few_blocks {
+            Some(format!("too few agreeing blocks: {used} of {blocks} usable"))
+        } else if factor.is_nan() || factor > MAX_INTERVAL_FACTOR {
+            Some(format!("no interval: blocks {:.2}× apart", r.spread))
+        } else {
+            None
+        };
+        let shown = interval_note.is_none();
+        Some(ReplicatesView {
+            blocks,
+            used,
+            metric,
+            values,
+            center: r.center,
+            lo: Some(r.lo).filter(|_| shown),
+            hi: Some(r.hi).filter(|_| shown),
+            rel_half_width: Some(r.relative_half_width()).filter(|_| shown),
+            spread: r.spread,
+            disagree: r.spread > DISAGREE,
+            too_few_blocks,
+            interval_note,
+        })
+    }
+
+    /// The repeat interval, when the cell has one.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        self.lo.zip(self.hi)
+    }
+
+    /// Marked (`!`): its blocks disagree, or too few of them are usable
+    /// for an interval.
+    pub fn marked(&self) -> bool {
+        self.disagree || self.too_few_blocks
+    }
+
+    /// What the interval's place says when there is none.
+    pub fn note(&self) -> &str {
+        self.interval_note.as_deref().unwrap_or("no interval")
+    }
+}
+
+/// What a cell with too few usable blocks shows in the list of marked
+/// cells: how many, why the others are not, and the range when they also
+/// disagree.
+pub fn too_few(r: &ReplicatesView) -> String {
+    let why = if r.used < r.blocks {
+        "the others disturbed".to_string()
+    } else {
+        format!("--replicates {MIN_INTERVAL_BLOCKS} or more gives one")
+    };
+    let mut s = format!(
+        "too few agreeing blocks for a repeat interval: {} of {} usable ({why}; an interval \
+         needs {MIN_INTERVAL_BLOCKS})",
+        r.used, r.blocks
+    );
+    if r.disagree {
+        s += "; ";
+        s += &disagreement(r);
+    }
+    s
 }
 
 /// What a cell whose blocks disagree shows: their range.
@@ -71,7 +173,8 @@ pub fn ci_short(r: &ReplicatesView) -> String {
 /// ([`crate::format::rel_at`]): blocks whose p50s sit on one step of the
 /// clock agree to "±0.0 %" only because the clock cannot tell them apart.
 pub fn ci_short_at(r: &ReplicatesView, resolution_ns: Option<f64>) -> String {
-    let f = r.hi / r.center;
+    let Some((_, hi)) = r.interval() else { return r.note().to_string() };
+    let f = hi / r.center;
     match resolution_ns {
         Some(res) if r.metric == "p50_ns" && res > 1.0 && (f - 1.0) * r.center < res => {
             crate::format::rel_at(f - 1.0, r.center, Some(res))
@@ -245,18 +348,7 @@ fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
             v
         })
         .collect();
-    let replicates = icbench_stats::repeat_interval95(&values).map(|r| ReplicatesView {
-        blocks: measured.len(),
-        used: used.len(),
-        metric,
-        values: values.clone(),
-        center: r.center,
-        lo: r.lo,
-        hi: r.hi,
-        rel_half_width: r.relative_half_width(),
-        spread: r.spread,
-        disagree: r.spread > DISAGREE,
-    });
+    let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values);
     Grouped { result: CellResult { key, outcome: CellOutcome::Measured(merge(&used)) }, replicates }
 }
 
@@ -385,6 +477,134 @@ mod tests {
         assert_eq!(g[0].replicates.as_ref().unwrap().used, 2);
     }
 
+    /// Issue #28 item 5, known answers: two usable blocks (the third
+    /// disturbed) give no interval — t₀.₉₇₅,₁ = 12.7 would make 100 and
+    /// 104 ns "×/÷ 1.65" — and say so; three that agree keep theirs.
+    #[test]
+    fn two_usable_blocks_have_no_interval_and_three_keep_theirs() {
+        let g = group(&[block(0, 100, false), block(1, 900, true), block(2, 104, false)]);
+        let r = g[0].replicates.as_ref().unwrap();
+        assert_eq!((r.blocks, r.used, r.too_few_blocks, r.disagree), (3, 2, true, false));
+        assert_eq!((r.lo, r.hi, r.rel_half_width, r.interval()), (None, None, None, None));
+        assert_eq!(r.interval_note.as_deref(), Some("too few agreeing blocks: 2 of 3 usable"));
+        assert!(r.marked(), "{r:?}");
+        assert!((r.center - (100.0f64 * 104.0).sqrt()).abs() < 0.05, "still the blocks' mean");
+        assert_eq!(ci_short(r), "too few agreeing blocks: 2 of 3 usable");
+        assert_eq!(
+            too_few(r),
+            "too few agreeing blocks for a repeat interval: 2 of 3 usable (the others \
+             disturbed; an interval needs 3)"
+        );
+        // Two blocks measured, both usable: --replicates 2 gives none either.
+        let g = group(&[block(0, 100, false), block(1, 100, false)]);
+        let r = g[0].replicates.as_ref().unwrap();
+        assert_eq!(r.interval_note.as_deref(), Some("too few agreeing blocks: 2 of 2 usable"));
+        assert!(too_few(r).contains("--replicates 3 or more gives one"), "{}", too_few(r));
+        // Three agreeing blocks: the interval as before (t₀.₉₇₅,₂ = 4.30
+        // on the logs of 100, 101, 102: ×/÷ 1.0354, so ±3.5 %).
+        let g = group(&[block(0, 100, false), block(1, 101, false), block(2, 102, false)]);
+        let r = g[0].replicates.as_ref().unwrap();
+        assert_eq!(
+            (r.too_few_blocks, r.disagree, r.marked(), &r.interval_note),
+            (false, false, false, &None)
+        );
+        let want = icbench_stats::repeat_interval95(&[100.0, 101.0, 102.0]).unwrap();
+        assert_eq!(r.interval(), Some((want.lo, want.hi)));
+        assert!((want.hi / want.center - 1.035_4).abs() < 1e-4, "{want:?}");
+        assert_eq!(ci_short(r), "±3.5 %");
+    }
+
+    /// Three usable blocks far apart: the t-interval (×/÷ 3.4 for blocks
+    /// 1.98× apart) is past MAX_INTERVAL_FACTOR, so none is shown; the
+    /// cell is marked because they disagree, not for too few blocks.
+    #[test]
+    fn an_interval_past_twofold_is_not_shown() {
+        let g = group(&[block(0, 632, false), block(1, 900, false), block(2, 1250, false)]);
+        let r = g[0].replicates.as_ref().unwrap();
+        let t = icbench_stats::repeat_interval95(&[632.0, 900.0, 1250.0]).unwrap();
+        assert!(t.hi / t.center > MAX_INTERVAL_FACTOR, "{t:?}");
+        assert_eq!((r.interval(), r.too_few_blocks, r.disagree), (None, false, true));
+        assert_eq!(ci_short(r), "no interval: blocks 1.98× apart");
+        // Blocks that agree never reach it: the widest three can give.
+        let g = group(&[block(0, 1000, false), block(1, 1000, false), block(2, 1100, false)]);
+        let r = g[0].replicates.as_ref().unwrap();
+        let f = r.hi.unwrap() / r.center;
+        assert!(f > 1.2 && f < 1.22, "{r:?}");
+    }
+
+    /// The renderers of a run: the cells table, the summary, the list of
+    /// marked cells, the verdict and the JSON all say "too few agreeing
+    /// blocks" for the 2-block cell and keep the interval of the 3-block one.
+    #[test]
+    fn every_renderer_says_too_few_agreeing_blocks() {
+        let at = |size: u64, b: CellResult| {
+            let mut b = b;
+            b.key.size_bytes = size;
+            b
+        };
+        let cells = [
+            at(64, block(0, 100, false)),
+            at(64, block(1, 900, true)),
+            at(64, block(2, 104, false)),
+            at(4096, block(0, 200, false)),
+            at(4096, block(1, 202, false)),
+            at(4096, block(2, 204, false)),
+        ];
+        let view = crate::build(7, &crate::testing::meta(), &cells);
+        let mut out = Vec::new();
+        crate::table::run(&view, &mut out, crate::table::Detail::Cells).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let note = "too few agreeing blocks: 2 of 3 usable";
+        let row64 = text.lines().find(|l| l.contains("shm") && l.contains(" 64 B ")).unwrap();
+        assert!(row64.contains("102 ns !") && row64.contains(note), "{text}");
+        let row4k = text.lines().find(|l| l.contains("shm") && l.contains("4 KiB")).unwrap();
+        assert!(row4k.contains("±") && !row4k.contains('!'), "{text}");
+        assert!(text.contains(&format!("round trip   64 B: shm 102 ns ({note}) !")), "{text}");
+        assert!(text.contains("round trip  4 KiB: shm 202 ns (19"), "the interval: {text}");
+        assert!(
+            text.contains(
+                "! pingpong shm 64 B: too few agreeing blocks for a repeat interval: 2 \
+                           of 3 usable"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("with too few agreeing blocks for an interval, or their blocks"),
+            "{text}"
+        );
+        let v = view.verdict.as_ref().unwrap();
+        assert_eq!((v.too_few_blocks, v.flagged, v.cells), (1, 1, 2), "{v:?}");
+        assert!(
+            v.text.contains(
+                "1 of 2 cells marked (0 disturbed, 0 with blocks that disagree, 1 \
+                                 with too few agreeing blocks)"
+            ),
+            "{}",
+            v.text
+        );
+        let json = serde_json::to_value(&view).unwrap();
+        let reps = |i: usize| json["pingpong"][i]["replicates"].clone();
+        let (r64, r4k) = if reps(0)["used"] == 2 { (reps(0), reps(1)) } else { (reps(1), reps(0)) };
+        assert_eq!((r64["lo"].is_null(), r64["hi"].is_null()), (true, true), "{r64}");
+        assert_eq!(
+            (r64["interval_note"].as_str(), r64["too_few_blocks"].as_bool()),
+            (Some(note), Some(true))
+        );
+        assert!(r4k["lo"].as_f64().unwrap() < 202.0 && r4k["interval_note"].is_null(), "{r4k}");
+        let small = &json["summary"]["classes"][0]["latency"]["entries"][0];
+        assert_eq!(
+            (small["interval"].is_null(), small["interval_note"].as_str()),
+            (true, Some(note))
+        );
+        assert_eq!(small["marked"], true);
+        // CSV: the interval's columns empty, the note in the last column.
+        let mut out = Vec::new();
+        crate::export::csv(&view, &mut out).unwrap();
+        let csv = String::from_utf8(out).unwrap();
+        let line = csv.lines().find(|l| l.contains(note)).unwrap();
+        assert!(line.ends_with(note) && line.contains(",p50_ns,"), "{line}");
+    }
+
     #[test]
     fn a_failed_block_fails_the_cell_naming_it_and_runs_without_reps_stay_as_stored() {
         let mut b = block(1, 100, false);
@@ -420,6 +640,8 @@ pub struct RunVerdict {
     pub disturbed: usize,
     /// Of them, with blocks that disagree.
     pub disagree: usize,
+    /// Of them, with too few usable blocks for a repeat interval.
+    pub too_few_blocks: usize,
     /// Marked either way.
     pub flagged: usize,
     /// The floor moved past its bound between head and tail.
@@ -432,20 +654,28 @@ impl RunVerdict {
     /// From the rows of a run (marks) and its floor drift.
     pub fn of(view: &crate::RunView) -> RunVerdict {
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
+        let mut too_few_blocks = 0;
         for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
             cells += 1;
             let dist = m.disturbance.as_ref().is_some_and(|v| v.disturbed);
             let dis = m.replicates.as_ref().is_some_and(|r| r.disagree);
+            let few = m.replicates.as_ref().is_some_and(|r| r.too_few_blocks);
             judged += usize::from(m.disturbance.is_some() || m.replicates.is_some());
             disturbed += usize::from(dist);
             disagree += usize::from(dis);
-            flagged += usize::from(dist || dis);
+            too_few_blocks += usize::from(few);
+            flagged += usize::from(dist || dis || few);
         }
         let unstable = view.floor_drift.as_ref().is_some_and(|d| d.unstable);
         let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
+        let few = if too_few_blocks > 0 {
+            format!(", {too_few_blocks} with too few agreeing blocks")
+        } else {
+            String::new()
+        };
         let counts = format!(
             "{flagged} of {cells} cells marked ({disturbed} disturbed, {disagree} with blocks \
-             that disagree)"
+             that disagree{few})"
         );
         let (verdict, text) = if judged == 0 || view.is_imported() {
             (
@@ -463,6 +693,6 @@ impl RunVerdict {
         } else {
             ("reproducible", format!("verdict: reproducible: {counts}"))
         };
-        RunVerdict { verdict, cells, disturbed, disagree, flagged, unstable, text }
+        RunVerdict { verdict, cells, disturbed, disagree, too_few_blocks, flagged, unstable, text }
     }
 }

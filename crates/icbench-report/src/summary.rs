@@ -38,9 +38,13 @@ pub struct Entry {
     /// p50 round trip (ns) or payload rate (B/s).
     pub value: f64,
     /// The interval a repeat run's figure lands in, when the cell had
-    /// replicate blocks.
+    /// replicate blocks enough for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<(f64, f64)>,
+    /// Why a cell with replicate blocks has no interval ("too few agreeing
+    /// blocks: 2 of 3 usable"; the view's `interval_note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval_note: Option<String>,
     /// This figure against the best (≥ 1: times slower, or times less).
     pub from_best: f64,
     /// Disturbed, or blocks that disagree.
@@ -113,8 +117,17 @@ fn pick(class: &Class, sizes: impl Iterator<Item = u64>) -> Option<u64> {
     if inside.contains(&class.usual) { Some(class.usual) } else { inside.into_iter().max() }
 }
 
-/// A link's figure before ranking: link, value, interval, marked.
-type Candidate = (String, f64, Option<(f64, f64)>, bool);
+/// A link's figure before ranking: link, value, interval or why none,
+/// marked.
+type Candidate = (String, f64, Interval, bool);
+
+/// A cell's repeat interval, or why it has none (`(None, None)`: no
+/// replicate blocks).
+type Interval = (Option<(f64, f64)>, Option<String>);
+
+fn interval(r: &Option<crate::replicates::ReplicatesView>) -> Interval {
+    r.as_ref().map_or((None, None), |v| (v.interval(), v.interval_note.clone()))
+}
 
 /// Ranks candidates: lowest first when `lower`, else highest; each with its
 /// distance from the best.
@@ -123,11 +136,12 @@ fn rank(mut v: Vec<Candidate>, lower: bool) -> Vec<Entry> {
     v.sort_by(|a, b| if lower { a.1.total_cmp(&b.1) } else { b.1.total_cmp(&a.1) });
     let Some(best) = v.first().map(|e| e.1) else { return Vec::new() };
     v.into_iter()
-        .map(|(link, value, interval, marked)| Entry {
+        .map(|(link, value, (interval, interval_note), marked)| Entry {
             from_best: if lower { value / best } else { best / value },
             link,
             value,
             interval,
+            interval_note,
             marked,
         })
         .collect()
@@ -145,7 +159,7 @@ pub fn summarize(view: &RunView) -> Summary {
                         .filter(|r| r.size_bytes == size)
                         .filter_map(|r| {
                             let p50 = r.rtt_ns.as_ref()?.summary.p50;
-                            let iv = r.replicates.as_ref().map(|v| (v.lo, v.hi));
+                            let iv = interval(&r.replicates);
                             Some((label(&r.link, &r.factors), p50, iv, marked_pp(r)))
                         })
                         .collect(),
@@ -159,9 +173,9 @@ pub fn summarize(view: &RunView) -> Summary {
                     st.iter()
                         .filter(|r| r.size_bytes == size)
                         .filter_map(|r| {
-                            let iv = r.replicates.as_ref().map(|v| (v.lo, v.hi));
+                            let iv = interval(&r.replicates);
                             let marked = r.disturbance.as_ref().is_some_and(|d| d.disturbed)
-                                || r.replicates.as_ref().is_some_and(|v| v.disagree);
+                                || r.replicates.as_ref().is_some_and(|v| v.marked());
                             Some((label(&r.link, &r.factors), r.bytes_per_s?, iv, marked))
                         })
                         .collect(),
@@ -205,7 +219,7 @@ pub fn summarize(view: &RunView) -> Summary {
 
 fn marked_pp(r: &PingPongRow) -> bool {
     r.disturbance.as_ref().is_some_and(|d| d.disturbed)
-        || r.replicates.as_ref().is_some_and(|v| v.disagree)
+        || r.replicates.as_ref().is_some_and(|v| v.marked())
 }
 
 /// The link with the factors that tell its cells apart (not `rep`).

@@ -229,11 +229,13 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
         all.iter().filter(|l| quoted.iter().any(|q| l.starts_with(q.as_str()))).collect()
     };
     let shown = lines.len().min(MAX_FOOTNOTES);
+    let few = lines.iter().any(|l| l.contains("too few agreeing blocks"));
     writeln!(
         out,
-        "\nmarked cells (!){}: disturbed, as the kernel's counters show, or their blocks \
+        "\nmarked cells (!){}: disturbed, as the kernel's counters show, {}their blocks \
          disagree (docs/method.md):",
-        if cells { "" } else { " the summary quotes" }
+        if cells { "" } else { " the summary quotes" },
+        if few { "with too few agreeing blocks for an interval, or " } else { "or " }
     )?;
     for l in &lines[..shown] {
         for w in format::wrap(l, text_width()) {

@@ -110,13 +110,14 @@ fn ranking(
 ) -> std::io::Result<()> {
     let fig = |e: &crate::summary::Entry| {
         let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
-        let iv = e.interval.map_or(String::new(), |(lo, hi)| {
-            if latency {
-                format!(" ({} … {})", format::ns(lo), format::ns(hi))
-            } else {
+        let iv = match (e.interval, &e.interval_note) {
+            (Some((lo, hi)), _) if latency => format!(" ({} … {})", format::ns(lo), format::ns(hi)),
+            (Some((lo, hi)), _) => {
                 format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
             }
-        });
+            (None, Some(why)) => format!(" ({why})"),
+            (None, None) => String::new(),
+        };
         format!("{v}{iv}{}", if e.marked { " !" } else { "" })
     };
     let best = &r.entries[0];

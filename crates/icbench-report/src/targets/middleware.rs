@@ -63,6 +63,8 @@ fn blocks(
 ) -> Result<Vec<f64>, &'static str> {
     match replicates {
         None => Err("a cell measured in one block has no interval (--replicates 3 gives one)"),
+        Some(r) if r.too_few_blocks => Err("a cell has too few agreeing blocks (fewer than 3 \
+                                            usable): marked (!), decided on nothing"),
         Some(r) if r.disagree => Err("a cell's blocks disagree: marked (!), decided on nothing"),
         Some(_) if disturbed => Err("a cell is disturbed: marked (!), decided on nothing"),
         Some(r) => Ok(r.values.clone()),

@@ -18,7 +18,8 @@
 //! run's figure lands, `replicates.rs`) over the floor's figure: met when
 //! the whole interval is inside the bound, not met when wholly outside,
 //! "not shown" otherwise — and "not shown" for a cell measured in one
-//! block (no interval) or marked (disturbed, or its blocks disagree).
+//! block (no interval) or marked (disturbed, its blocks disagree, or too
+//! few of them usable for an interval: "too few agreeing blocks").
 
 mod middleware;
 
@@ -207,12 +208,15 @@ impl Figure {
             None => Err("measured in one block: no interval to decide on (--replicates 3 or \
                          more gives one)"
                 .to_string()),
+            Some(r) if r.too_few_blocks => {
+                Err(format!("{}: no interval, marked (!), decided on nothing", r.note()))
+            }
             Some(r) if r.disagree => Err(format!(
                 "its blocks disagree ({:.2}× apart): marked (!), decided on nothing",
                 r.spread
             )),
             Some(_) if disturbed => Err("the cell is disturbed: marked (!)".to_string()),
-            Some(r) => Ok((r.lo, r.hi)),
+            Some(r) => r.interval().ok_or_else(|| r.note().to_string()),
         };
         let value = replicates.as_ref().map_or(value, |r| r.center);
         Figure { value, interval }
@@ -525,11 +529,13 @@ mod tests {
                 metric: "p50_ns",
                 values: vec![lo, p50 as f64, hi],
                 center: p50 as f64,
-                lo,
-                hi,
-                rel_half_width: (hi / p50 as f64) - 1.0,
+                lo: Some(lo),
+                hi: Some(hi),
+                rel_half_width: Some((hi / p50 as f64) - 1.0),
                 spread: if disagree { 1.5 } else { 1.05 },
                 disagree,
+                too_few_blocks: false,
+                interval_note: None,
             }),
             timed_batch: None,
             resolution_ns: None,
@@ -576,6 +582,27 @@ mod tests {
         }
     }
 
+    /// Issue #28 item 5: a cell with two usable blocks has no interval, so
+    /// its target is "not shown" saying so — even where the point ratio
+    /// (1.15) and the 3-block interval of the same figures would be met.
+    #[test]
+    fn a_cell_with_too_few_agreeing_blocks_is_not_shown() {
+        let mut row = shm_row(64, 230, None);
+        row.replicates = ReplicatesView::of(3, 2, "p50_ns", vec![229.0, 231.0]);
+        let t = shm_two_line_targets(200.0, None, &[row]);
+        assert_eq!(t[0].verdict, Verdict::NotShown);
+        assert_eq!(
+            t[0].why.as_deref(),
+            Some(
+                "too few agreeing blocks: 2 of 3 usable: no interval, marked (!), decided on nothing"
+            )
+        );
+        assert_eq!((t[0].ratio_ci95_lo, t[0].ratio_ci95_hi), (None, None));
+        let mut row = shm_row(64, 230, None);
+        row.replicates = ReplicatesView::of(3, 3, "p50_ns", vec![229.0, 230.0, 231.0]);
+        assert_eq!(shm_two_line_targets(200.0, None, &[row])[0].verdict, Verdict::Met);
+    }
+
     #[test]
     fn the_one_line_target_is_the_worst_size_that_fits_a_line() {
         let two = 200.0;
@@ -611,11 +638,13 @@ mod tests {
             metric: "bytes_per_s",
             values: vec![7.5e8, 8e8, 8.5e8],
             center: 8e8,
-            lo: 7.5e8,
-            hi: 8.5e8,
-            rel_half_width: 0.0625,
+            lo: Some(7.5e8),
+            hi: Some(8.5e8),
+            rel_half_width: Some(0.0625),
             spread: 1.13,
             disagree: false,
+            too_few_blocks: false,
+            interval_note: None,
         });
         let f = Figure::of(8e8, &r.replicates, false);
         let t = decided("x", "≥ 0.7", Side::AtLeast(0.7), &f, 1e9);
