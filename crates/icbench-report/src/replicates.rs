@@ -30,7 +30,7 @@ pub const DISAGREE: f64 = 1.10;
 /// Fewest usable blocks a repeat interval is given from. With K blocks the
 /// interval's half-width is t₀.₉₇₅,K−1 · s · √(2/K) on the logs: with two,
 /// t is 12.7 and the interval is [c ÷ r⁹, c × r⁹] for blocks r× apart —
-/// ×/÷ 2.4 for blocks that agree to [`DISAGREE`], 10⁴× for blocks 3× apart —
+/// ×/÷ 2.4 for blocks that agree to [`DISAGREE`], 2·10⁴× for blocks 3× apart —
 /// so it says nothing; with three, t is 4.30 and blocks within
 /// [`DISAGREE`] give at most ×/÷ 1.21 (docs/method.md, "Replicate blocks").
 pub const MIN_INTERVAL_BLOCKS: usize = 3;
