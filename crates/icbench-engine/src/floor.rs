@@ -122,6 +122,18 @@ impl Slots {
 /// there) and `peer_cpu`, ns. `None` if the peer never answered. The slot's
 /// echo is checked word for word after every sample.
 pub fn trip_rtt_ns(host_cpu: u32, peer_cpu: u32, trip: Trip) -> Result<Option<f64>, CpuError> {
+    trip_rtt_ns_of(host_cpu, peer_cpu, trip, SAMPLES, FLOOR_BUDGET_NS)
+}
+
+/// [`trip_rtt_ns`] over `samples` samples of [`ROUNDS_PER_SAMPLE`] round
+/// trips each (after one for warm-up), given up after `budget_ns`.
+pub(crate) fn trip_rtt_ns_of(
+    host_cpu: u32,
+    peer_cpu: u32,
+    trip: Trip,
+    samples: usize,
+    budget_ns: u64,
+) -> Result<Option<f64>, CpuError> {
     pin_current_thread(host_cpu)?;
     let slots = Arc::new(Slots(std::array::from_fn(|_| AtomicU64::new(0))));
     let quit = Arc::new(AtomicBool::new(false));
@@ -142,7 +154,7 @@ pub fn trip_rtt_ns(host_cpu: u32, peer_cpu: u32, trip: Trip) -> Result<Option<f6
         }
     })
     .expect("spawning the floor thread");
-    let samples = host_samples(&slots, trip);
+    let samples = host_samples(&slots, trip, samples, budget_ns);
     quit.store(true, Ordering::Relaxed);
     pong.join().expect("floor thread")?;
     Ok(samples.map(median))
@@ -150,14 +162,14 @@ pub fn trip_rtt_ns(host_cpu: u32, peer_cpu: u32, trip: Trip) -> Result<Option<f6
 
 /// The host side of [`trip_rtt_ns`]: per-round means of each sample after
 /// the first (warm-up), or `None` past the budget.
-fn host_samples(slots: &Slots, trip: Trip) -> Option<Vec<f64>> {
+fn host_samples(slots: &Slots, trip: Trip, n: usize, budget_ns: u64) -> Option<Vec<f64>> {
     let (tx, rx) = Slots::words(trip, true);
     let start = now_ns();
     let mut next = 1u64;
     let mut sent = [0u64; SLOT_MESSAGE / 8];
     let mut got = [0u64; SLOT_MESSAGE / 8];
-    let mut samples = Vec::with_capacity(SAMPLES + 1);
-    for _ in 0..=SAMPLES {
+    let mut samples = Vec::with_capacity(n + 1);
+    for _ in 0..=n {
         let t0 = now_ns();
         for _ in 0..ROUNDS_PER_SAMPLE {
             sent[(next as usize / 2) % sent.len()] = next;
@@ -166,7 +178,7 @@ fn host_samples(slots: &Slots, trip: Trip) -> Option<Vec<f64>> {
             while !slots.arrived(trip, rx, next + 1, &mut got) {
                 std::hint::spin_loop();
                 spins = spins.wrapping_add(1);
-                if spins == 0 && now_ns() - start > FLOOR_BUDGET_NS {
+                if spins.trailing_zeros() >= 10 && now_ns() - start > budget_ns {
                     return None;
                 }
             }

@@ -21,6 +21,7 @@ mod common_clock;
 mod pattern;
 mod remote;
 mod session;
+mod state;
 mod stream_p2h;
 #[cfg(test)]
 mod testing;
@@ -78,6 +79,9 @@ pub struct EngineConfig {
     /// e.g. a pty's slave). Without `{path}`, a link whose peer end is one
     /// descriptor hands it over as the program's stdin and stdout.
     pub peer_cmd: Option<Vec<String>>,
+    /// Probe the machine's state before each session opens and keep it
+    /// with the session's cells (issue #28; icbench's own peer only).
+    pub state_probe: bool,
 }
 
 /// One cell to measure on a link: pattern, message (or block) size, for
@@ -276,7 +280,7 @@ pub fn run_link(
         }
         let s = match session.take() {
             Some(s) => s,
-            None => match Session::open(cfg, spec, if started == 0 { cfg.fault } else { None }) {
+            None => match open_probed(cfg, spec, if started == 0 { cfg.fault } else { None }) {
                 Ok(s) => {
                     started += 1;
                     s
@@ -296,7 +300,10 @@ pub fn run_link(
             session = Some(s);
             continue;
         }
-        let (outcome, s) = measure_cell(cfg, s, cell);
+        let (mut outcome, s) = measure_cell(cfg, s, cell);
+        if let Some(CellOutcome::Measured(d)) = &mut outcome {
+            d.state = s.as_ref().and_then(|s| s.state);
+        }
         match outcome {
             None => {
                 if let Some(s) = s {
@@ -314,6 +321,23 @@ pub fn run_link(
         s.close(true);
     }
     LinkRun::Completed
+}
+
+/// Opens a session, probing the machine's state first when asked: before
+/// the peer starts, since a peer spinning on the peer CPU would share it
+/// with the probe. Only with icbench's own peer on that CPU: a remote or
+/// `--peer-cmd` peer is not where the probe's other end would be.
+fn open_probed(
+    cfg: &EngineConfig,
+    spec: &LinkSpec,
+    fault: Option<Fault>,
+) -> Result<Session, String> {
+    let own = cfg.protocol.is_none() && cfg.peer_cmd.is_none();
+    let state =
+        if cfg.state_probe && own { state::probe(cfg.host_cpu, cfg.peer_cpu) } else { None };
+    let mut s = Session::open(cfg, spec, fault)?;
+    s.state = state;
+    Ok(s)
 }
 
 fn oneway_needs_own_peer(p: Protocol) -> CellError {

@@ -172,6 +172,7 @@ pub fn oneway(
         disturbance: None,
         cut_at_messages: paced.capped,
         timed_batch: None,
+        state: None,
         adaptive: None,
     })
 }

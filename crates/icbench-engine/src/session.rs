@@ -52,6 +52,8 @@ pub(crate) struct Session {
     peer: Peer,
     /// The icb conversation, once the handshake is done.
     pub(crate) icb: Option<Icb>,
+    /// The state probe taken before the session opened, for its cells.
+    pub(crate) state: Option<icbench_model::StateProbe>,
 }
 
 impl Session {
@@ -79,7 +81,7 @@ impl Session {
             }
             (None, None) => spawn_own(cfg, handoff, Role::Serve(fault))?,
         };
-        let mut s = Session { host, abort, peer, icb: None };
+        let mut s = Session { host, abort, peer, icb: None, state: None };
         match cfg.protocol {
             Some(Protocol::Icb) => {
                 // Under a watchdog too, so that Ctrl-C or a write that never

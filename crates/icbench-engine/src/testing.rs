@@ -36,5 +36,6 @@ pub(crate) fn thread_config(stop: &'static AtomicBool, cell_time: Duration) -> E
         stop,
         protocol: None,
         peer_cmd: None,
+        state_probe: false,
     }
 }

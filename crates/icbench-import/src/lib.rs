@@ -178,6 +178,7 @@ pub(crate) fn sample_cell(
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -207,6 +208,7 @@ pub(crate) fn rate_cell(
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -230,9 +232,9 @@ pub(crate) fn hist_cell(
         outcome: CellOutcome::Measured(CellData {
             messages,
             bytes: cap(messages.saturating_mul(size_bytes)),
-            elapsed_ns: cap(
-                buckets.iter().fold(0u64, |s, &(v, n)| s.saturating_add(v.saturating_mul(n))),
-            ),
+            elapsed_ns: cap(buckets
+                .iter()
+                .fold(0u64, |s, &(v, n)| s.saturating_add(v.saturating_mul(n)))),
             warmup_messages: 0,
             latency: Some(h),
             raw_ns: None,
@@ -244,6 +246,7 @@ pub(crate) fn hist_cell(
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }

@@ -193,6 +193,27 @@ pub struct CellData {
     /// granules (issue #15 item 4): its latencies are the batches' mean
     /// round trips. `None`: each round trip timed on its own.
     pub timed_batch: Option<u32>,
+    /// The machine's state just before the block, as the state probe
+    /// measured it between the same two CPUs (issue #28); `None` for
+    /// imported cells, remote peers and cells measured before schema 15.
+    pub state: Option<StateProbe>,
+}
+
+/// A short probe of the machine's state between the cell's two CPUs, taken
+/// before its session opened (issue #28; shared/research/noise-notes.md,
+/// "The state probe": on a VM whose vCPUs move between placements, the
+/// one-cache-line round trip measured just before a shm block tracks that
+/// block's figure, 0.994–1.000 correlation). Cells measured on one session
+/// share the probe taken when it opened.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StateProbe {
+    /// Median one-cache-line round trip, ns (the floor's trip, fewer samples).
+    pub line_rtt_ns: f64,
+    /// What the probe took, ns: its cost to the run.
+    pub cost_ns: u64,
+    /// Probes `line_rtt_ns` is the median of: 1 for a block; a cell's
+    /// blocks shown as one carry the median of theirs and their total cost.
+    pub probes: u32,
 }
 
 /// Clock steps a timed sample spans at least, so that one step is at most

@@ -15,7 +15,7 @@ mod run;
 
 pub use cell::{
     Adaptive, CellData, CellKey, CellOutcome, CellResult, ChannelData, Pattern, PatternParseError,
-    RESOLVE_STEPS,
+    RESOLVE_STEPS, StateProbe,
 };
 pub use direction::{Direction, DirectionParseError};
 pub use disturb::{Disturbance, EndDisturbance};

@@ -254,6 +254,7 @@ fn merge(used: &[&CellData]) -> CellData {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     };
     for d in used {
         m.messages += d.messages;
@@ -287,7 +288,22 @@ fn merge(used: &[&CellData]) -> CellData {
             reached: all.iter().all(|a| a.reached),
         });
     }
+    m.state = merged_state(used);
     m
+}
+
+/// The state of blocks shown as one: the median of their probes' line
+/// trips (the upper median of an even count), their total cost; `None`
+/// unless every block was probed.
+fn merged_state(used: &[&CellData]) -> Option<icbench_model::StateProbe> {
+    let mut probes: Vec<icbench_model::StateProbe> =
+        used.iter().map(|d| d.state).collect::<Option<_>>()?;
+    probes.sort_by(|a, b| a.line_rtt_ns.total_cmp(&b.line_rtt_ns));
+    Some(icbench_model::StateProbe {
+        line_rtt_ns: probes.get(probes.len() / 2)?.line_rtt_ns,
+        cost_ns: probes.iter().map(|p| p.cost_ns).fold(0, u64::saturating_add),
+        probes: probes.iter().map(|p| p.probes).sum(),
+    })
 }
 
 /// Adds a block's channels to the merged ones, as `--ci` adds phases
@@ -409,6 +425,7 @@ mod tests {
                 disturbance: Some(d),
                 cut_at_messages: None,
                 timed_batch: None,
+                state: None,
             }),
         }
     }

@@ -133,6 +133,7 @@ mod tests {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         };
         let s = CellStats::of(&d).unwrap();
         assert_eq!(s.from, FROM_RAW);

@@ -260,6 +260,7 @@ mod tests {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }
     }
 

@@ -112,6 +112,41 @@ pub struct PingPongRow {
     /// the batch; absent when the run did not measure the clock's step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolution_ns: Option<f64>,
+    /// The machine's state before the block (its blocks), by the state
+    /// probe (issue #28); absent when not probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<StateView>,
+}
+
+/// The state probe of a block, or the median of a cell's used blocks'
+/// probes, with the cell's figure as a ratio to it (issue #28 items 1–2:
+/// on a machine whose CPUs move between placements, the ratio holds where
+/// the absolute figure does not).
+#[derive(Debug, Clone, Serialize)]
+pub struct StateView {
+    /// Median one-cache-line round trip between the cell's CPUs measured
+    /// just before the block, ns (the median of the blocks' probes for a
+    /// cell of several).
+    pub line_rtt_ns: f64,
+    /// Probes it is from.
+    pub probes: u32,
+    /// What the probes took, ns.
+    pub cost_ns: u64,
+    /// Ping-pong: the p50 round trip ÷ `line_rtt_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_over_line: Option<f64>,
+}
+
+impl StateView {
+    fn of(d: &icbench_model::CellData, p50_ns: Option<f64>) -> Option<StateView> {
+        let p = d.state?;
+        Some(StateView {
+            line_rtt_ns: p.line_rtt_ns,
+            probes: p.probes,
+            cost_ns: p.cost_ns,
+            p50_over_line: p50_ns.filter(|_| p.line_rtt_ns > 0.0).map(|v| v / p.line_rtt_ns),
+        })
+    }
 }
 
 /// The channels of a multi-channel cell, all counted over one common
@@ -275,6 +310,10 @@ pub struct StreamRow {
     /// will land in (issue #15); absent for a cell measured once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicates: Option<crate::replicates::ReplicatesView>,
+    /// The machine's state before the block (its blocks), by the state
+    /// probe (issue #28); absent when not probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<StateView>,
 }
 
 /// A bulk cell: `blocks` writes of `block_bytes`, then one acknowledgement;
@@ -353,6 +392,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         replicates: None,
         timed_batch: None,
         resolution_ns: None,
+        state: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
@@ -369,6 +409,7 @@ fn pingpong_row(c: &CellResult, meta: &RunMeta) -> PingPongRow {
         row.msgs_per_s = Some(d.msgs_per_s());
         row.bytes_per_s = Some(d.bytes_per_s());
         row.tx_busy = Some(d.counters.tx_busy);
+        row.state = StateView::of(d, row.rtt_ns.as_ref().map(|s| s.summary.p50));
         row.p50_over_floor = match (&row.rtt_ns, &meta.floor) {
             (Some(s), Some(f)) if f.cacheline_rtt_ns > 0.0 => {
                 Some(s.summary.p50 / f.cacheline_rtt_ns)
@@ -425,10 +466,12 @@ fn stream_row(c: &CellResult, meta: &RunMeta) -> StreamRow {
         disturbance: None,
         cut: None,
         replicates: None,
+        state: None,
     };
     if let CellOutcome::Measured(d) = &c.outcome {
         row.disturbance = DisturbanceView::of(d);
         row.cut = CutView::of(d);
+        row.state = StateView::of(d, None);
         row.channels = d.channels;
         row.common_window = channels_view(d);
         row.messages = Some(d.messages);
@@ -620,6 +663,7 @@ mod channel_tests {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         };
         let v = channels_view(&d).unwrap();
         assert_eq!((v.channels, v.window_ns, v.bytes), (2, 100_000_000, 192_000));

@@ -177,6 +177,7 @@ fn percentiles_from_the_reloaded_histogram_equal_the_originals() {
                     disturbance: None,
                     cut_at_messages: None,
                     timed_batch: None,
+                    state: None,
                 }),
             },
         )
@@ -542,6 +543,7 @@ fn realtime_cells_round_trip_with_factors_and_their_metric() {
                 disturbance: None,
                 cut_at_messages: None,
                 timed_batch: None,
+                state: None,
             }),
         }
     };
@@ -592,6 +594,7 @@ fn every_pattern_histogram_is_found_under_its_metric() {
                 disturbance: None,
                 cut_at_messages: None,
                 timed_batch: None,
+                state: None,
             }),
         };
         store.insert_cell(run, &c).unwrap();

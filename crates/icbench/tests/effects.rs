@@ -51,6 +51,7 @@ fn measured(key: CellKey, p50_ns: u64, bytes_per_s: u64) -> CellResult {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

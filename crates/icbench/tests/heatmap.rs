@@ -40,6 +40,7 @@ fn measured(key: CellKey, ns: u64) -> CellResult {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
         adaptive: None,
     };
     CellResult { key, outcome: CellOutcome::Measured(data) }

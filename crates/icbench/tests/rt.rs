@@ -274,6 +274,7 @@ fn a_stored_irq_run_is_shown_and_exported_with_its_intervals() {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         };
         store.insert_cell(run, &CellResult { key, outcome: CellOutcome::Measured(d) }).unwrap();
     }

@@ -345,6 +345,7 @@ fn aggregate(
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     }
 }
 

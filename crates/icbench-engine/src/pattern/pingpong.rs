@@ -216,6 +216,7 @@ pub fn pingpong(
         disturbance: None,
         cut_at_messages: if adaptive.is_none() { paced.capped } else { None },
         timed_batch: (batch > 1).then_some(batch),
+        state: None,
     })
 }
 

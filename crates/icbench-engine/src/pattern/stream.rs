@@ -141,5 +141,6 @@ fn stream_phases(
         disturbance: None,
         cut_at_messages: paced.capped,
         timed_batch: None,
+        state: None,
     })
 }

@@ -92,5 +92,6 @@ pub(crate) fn sampled(
         disturbance: None,
         cut_at_messages: paced.capped,
         timed_batch: None,
+        state: None,
     })
 }

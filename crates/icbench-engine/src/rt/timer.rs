@@ -197,6 +197,7 @@ fn measure_thread(
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     })
 }
 

@@ -119,6 +119,7 @@ fn measure(primitive: &str, cfg: &WakeupConfig) -> Result<Option<CellData>, Stri
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     }))
 }
 

@@ -19,6 +19,7 @@ fn data(p50: u64, channels: Option<u32>, hist: bool) -> CellData {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
         adaptive: None,
     }
 }

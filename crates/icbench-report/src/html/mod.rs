@@ -253,6 +253,7 @@ pub(crate) mod tests {
                 disturbance: None,
                 cut_at_messages: None,
                 timed_batch: None,
+                state: None,
             }),
             key,
         }

@@ -22,6 +22,10 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
     if adaptive {
         header.push("--ci");
     }
+    let state = per_block_state(rows.iter().map(|r| (&r.state, &r.replicates)));
+    if state {
+        header.extend(["line RTT\nbefore", "p50\n÷ line"]);
+    }
     let mut t = table(&with_busy(header, busy));
     for r in rows {
         let link =
@@ -52,6 +56,9 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
             if adaptive {
                 line.push(adaptive_short(r));
             }
+            if state {
+                line.extend(state_cells(&r.state, true));
+            }
             if busy {
                 line.push(r.tx_busy.unwrap_or(0).to_string());
             }
@@ -62,6 +69,34 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
     }
     right_align(&mut t, 1);
     t
+}
+
+/// Whether the rows are blocks measured one at a time with the state probe
+/// beside them (`show --blocks`, or a run of one block per cell): then the
+/// table shows each block's probe (issue #28). Cells of several blocks
+/// keep their probes' median in the JSON, not in the table's width.
+fn per_block_state<'a>(
+    rows: impl Iterator<Item = (&'a Option<StateView>, &'a Option<crate::replicates::ReplicatesView>)>,
+) -> bool {
+    let mut any = false;
+    for (state, reps) in rows {
+        if reps.is_some() || state.as_ref().is_some_and(|s| s.probes > 1) {
+            return false;
+        }
+        any |= state.is_some();
+    }
+    any
+}
+
+/// The state columns of one row: the probe's line trip and, for ping-pong,
+/// the p50 as a ratio to it.
+fn state_cells(state: &Option<StateView>, ratio: bool) -> Vec<String> {
+    let line = state.as_ref().map_or("–".into(), |s| format::ns(s.line_rtt_ns));
+    if !ratio {
+        return vec![line];
+    }
+    let r = state.as_ref().and_then(|s| s.p50_over_line).map_or("–".into(), format::ratio);
+    vec![line, r]
 }
 
 /// A timer or irq table: `what` heads the first column.
@@ -274,6 +309,10 @@ pub(super) fn stream_table(rows: &[StreamRow]) -> Table {
         header.push("B/s\n95% CI");
     }
     header.extend(["÷ memcpy", "window"]);
+    let state = per_block_state(rows.iter().map(|r| (&r.state, &r.replicates)));
+    if state {
+        header.push("line RTT\nbefore");
+    }
     let mut t = table(&with_busy(header, busy));
     for r in rows {
         let link =
@@ -295,6 +334,9 @@ pub(super) fn stream_table(rows: &[StreamRow]) -> Table {
                 r.over_memcpy.map_or("–".into(), format::ratio),
                 r.window.map_or("–".into(), |w| format!("{w} msg")),
             ]);
+            if state {
+                line.extend(state_cells(&r.state, false));
+            }
             if busy {
                 line.push(r.tx_busy.unwrap_or(0).to_string());
             }

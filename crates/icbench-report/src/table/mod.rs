@@ -36,7 +36,9 @@ use crate::disturbed::marked;
 use crate::format;
 use crate::pairs::{CpuPairMatrix, PairValue};
 use crate::stats::CellStats;
-use crate::view::{BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StreamRow, TimerRow};
+use crate::view::{
+    BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StateView, StreamRow, TimerRow,
+};
 
 /// The link column: the spec, and the wire protocol when it is not
 /// icbench's own.

@@ -75,6 +75,7 @@ fn row(busy: u64) -> StreamRow {
         disturbance: None,
         cut: None,
         replicates: None,
+        state: None,
     }
 }
 
@@ -108,6 +109,7 @@ fn a_bulk_transfer_shows_the_writes_refused_on_a_full_ring() {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
         adaptive: None,
     };
     let bulk = |busy: u64| BulkRow {
@@ -208,6 +210,7 @@ fn figures_follow_the_clock_step_and_batched_cells_are_named() {
                 disturbance: None,
                 cut_at_messages: None,
                 timed_batch: batch,
+                state: None,
             }),
         }
     };
@@ -288,6 +291,7 @@ fn a_long_list_of_marked_cells_is_folded() {
                     }),
                     cut_at_messages: None,
                     timed_batch: None,
+                    state: None,
                 }),
             }
         })

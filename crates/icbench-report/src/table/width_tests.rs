@@ -74,6 +74,7 @@ fn data(p50: u64, bytes: u64) -> CellData {
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     }
 }
 

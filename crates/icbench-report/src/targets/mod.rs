@@ -457,6 +457,7 @@ mod tests {
             disturbance: None,
             cut: None,
             replicates: None,
+            state: None,
         }
     }
 
@@ -539,6 +540,7 @@ mod tests {
             }),
             timed_batch: None,
             resolution_ns: None,
+            state: None,
         }
     }
 

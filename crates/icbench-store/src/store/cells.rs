@@ -52,6 +52,7 @@ pub(super) fn write_cell(
     let mut disturbance = None;
     let mut cut_at_messages = None;
     let mut timed_batch = None;
+    let mut state = None;
     match &cell.outcome {
         CellOutcome::Measured(d) => {
             shape = (d.channels, d.adaptive);
@@ -59,6 +60,12 @@ pub(super) fn write_cell(
             cut_at_messages =
                 d.cut_at_messages.map(|c| to_i64(path, "cut_at_messages", c)).transpose()?;
             timed_batch = d.timed_batch;
+            state = d
+                .state
+                .map(|p| {
+                    Ok::<_, StoreError>((p.line_rtt_ns, to_i64(path, "state probe_ns", p.cost_ns)?))
+                })
+                .transpose()?;
             channels = channel_rows(path, &d.per_channel)?;
             measured = Some((
                 to_i64(path, "cell messages", d.messages)?,
@@ -104,9 +111,9 @@ pub(super) fn write_cell(
             run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
             max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
             protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
-            ci_reached, cut_at_messages, timed_batch
+            ci_reached, cut_at_messages, timed_batch, state_line_rtt_ns, state_probe_ns
          ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
         params![
             run.0,
             seq,
@@ -133,6 +140,8 @@ pub(super) fn write_cell(
             shape.1.map(|a| a.reached),
             cut_at_messages,
             timed_batch,
+            state.map(|s| s.0),
+            state.map(|s| s.1),
         ],
     )
     .map_err(sql(path, OP))?;
@@ -209,6 +218,8 @@ pub(super) struct CellRow {
     pub(super) ci_reached: Option<bool>,
     pub(super) cut_at_messages: Option<u64>,
     pub(super) timed_batch: Option<u32>,
+    pub(super) state_line_rtt_ns: Option<f64>,
+    pub(super) state_probe_ns: Option<u64>,
 }
 
 impl CellRow {
@@ -248,6 +259,12 @@ impl CellRow {
                     disturbance: None,
                     cut_at_messages: self.cut_at_messages,
                     timed_batch: self.timed_batch,
+                    state: match (self.state_line_rtt_ns, self.state_probe_ns) {
+                        (Some(line_rtt_ns), Some(cost_ns)) => {
+                            Some(icbench_model::StateProbe { line_rtt_ns, cost_ns, probes: 1 })
+                        }
+                        _ => None,
+                    },
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {
                         (Some(target_rel), Some(phases), Some(reached)) => Some(Adaptive {
                             target_rel,

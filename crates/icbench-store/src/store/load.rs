@@ -191,7 +191,8 @@ impl Store {
                         c.messages, c.bytes, c.elapsed_ns, c.warmup_messages, c.window,
                         h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
                         c.tx_busy, c.channels, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
-                        c.ci_reached, c.cut_at_messages, c.timed_batch
+                        c.ci_reached, c.cut_at_messages, c.timed_batch, c.state_line_rtt_ns,
+                        c.state_probe_ns
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -230,6 +231,8 @@ impl Store {
                     ci_reached: r.get(24)?,
                     cut_at_messages: r.get(25)?,
                     timed_batch: r.get(26)?,
+                    state_line_rtt_ns: r.get(27)?,
+                    state_probe_ns: r.get(28)?,
                 })
             })
             .map_err(sql(path, OP))?;

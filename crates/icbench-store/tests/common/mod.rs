@@ -121,6 +121,11 @@ pub fn measured_pingpong() -> CellResult {
             }),
             cut_at_messages: Some(5_000_000),
             timed_batch: Some(8),
+            state: Some(icbench_model::StateProbe {
+                line_rtt_ns: 241.5,
+                cost_ns: 812_345,
+                probes: 1,
+            }),
         }),
     }
 }
@@ -143,6 +148,7 @@ pub fn measured_stream() -> CellResult {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -171,6 +177,7 @@ pub fn imported_bulk() -> CellResult {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -220,6 +227,7 @@ pub fn measured_channels() -> CellResult {
             }),
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -248,6 +256,7 @@ pub fn measured_bulk() -> CellResult {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -271,6 +280,7 @@ pub fn measured_empty() -> CellResult {
             disturbance: None,
             cut_at_messages: None,
             timed_batch: None,
+            state: None,
         }),
     }
 }
@@ -331,6 +341,7 @@ pub fn assert_cell_eq(got: &CellResult, want: &CellResult) {
             assert_eq!(g.disturbance, w.disturbance, "{ctx}: disturbance");
             assert_eq!(g.cut_at_messages, w.cut_at_messages, "{ctx}: cut_at_messages");
             assert_eq!(g.timed_batch, w.timed_batch, "{ctx}: timed_batch");
+            assert_eq!(g.state, w.state, "{ctx}: state probe");
             assert_eq!(g.per_channel.len(), w.per_channel.len(), "{ctx}: per_channel");
             for (gc, wc) in g.per_channel.iter().zip(&w.per_channel) {
                 let shape = |c: &ChannelData| {

@@ -51,6 +51,7 @@ pub(crate) fn engine(
         stop,
         protocol: None,
         peer_cmd: None,
+        state_probe: false,
     }
 }
 

@@ -185,5 +185,6 @@ pub(crate) fn cell_data(
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     })
 }

@@ -97,6 +97,7 @@ impl Icb {
             disturbance: None,
             cut_at_messages: paced.capped,
             timed_batch: None,
+            state: None,
         })
     }
 

@@ -187,6 +187,7 @@ fn cell_data(h: LatencyHistogram, raw: Option<Vec<u64>>, elapsed_ns: u64) -> Cel
         disturbance: None,
         cut_at_messages: None,
         timed_batch: None,
+        state: None,
     }
 }
 

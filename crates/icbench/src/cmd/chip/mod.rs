@@ -296,6 +296,7 @@ fn engine(
         stop: &STOP,
         protocol: Some(Protocol::Icb),
         peer_cmd,
+        state_probe: false,
     })
 }
 

@@ -37,6 +37,10 @@ pub(crate) struct Recorder<'a> {
     pub disturbed: Vec<PlanCell>,
     /// Cells added to the plan's (disturbed blocks measured again).
     pub extra: usize,
+    /// State probes taken (issue #28) and their time, ns; cells measured
+    /// on one session share its probe, counted once.
+    pub probes: (usize, u64),
+    last_probe: Option<icbench_model::StateProbe>,
 }
 
 impl<'a> Recorder<'a> {
@@ -68,6 +72,8 @@ impl<'a> Recorder<'a> {
             total,
             json_stream,
             last: String::new(),
+            probes: (0, 0),
+            last_probe: None,
             error: None,
             stored: 0,
             notes: Vec::new(),
@@ -233,6 +239,13 @@ impl Observer for Recorder<'_> {
             self.error = Some(e);
             STOP.store(true, Ordering::SeqCst);
             return;
+        }
+        if let CellOutcome::Measured(d) = &result.outcome
+            && let Some(p) = d.state
+            && self.last_probe != Some(p)
+        {
+            self.last_probe = Some(p);
+            self.probes = (self.probes.0 + 1, self.probes.1.saturating_add(p.cost_ns));
         }
         if let CellOutcome::Measured(d) = &result.outcome
             && d.disturbance.is_some_and(|x| !icbench_stats::disturbance::causes(&x).is_empty())

@@ -100,6 +100,8 @@ impl Settings {
             stop: &STOP,
             protocol: self.protocol(),
             peer_cmd: self.peer_cmd.clone(),
+            // The probe is part of the floor: `--no-floor` skips both.
+            state_probe: !self.no_floor,
         }
     }
 }

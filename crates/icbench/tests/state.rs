@@ -1,0 +1,95 @@
+//! The state probe beside every block (issue #28 item 1): a short
+//! one-cache-line round trip between the cell's CPUs before each session
+//! opens, stored with every block, listed by `show --blocks`, and the
+//! median of a cell's blocks with the figure's ratio to it in the JSON.
+
+mod common;
+
+use common::{icbench, rows};
+use serde_json::Value;
+
+fn json(args: &[&str], db: &std::path::Path) -> Value {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_block_carries_the_probe_taken_before_it_and_the_cell_their_median() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let run = [
+        "run",
+        "-L",
+        "shm",
+        "-L",
+        "pipe",
+        "-p",
+        "pingpong",
+        "-s",
+        "64",
+        "--replicates",
+        "3",
+        "--cell-time",
+        "5ms",
+        "--json",
+    ];
+    json(&run, &db);
+    let blocks = json(&["show", "1", "--blocks", "--json"], &db);
+    let blocks = rows(&blocks, "pingpong");
+    assert_eq!(blocks.len(), 6, "two cells of three blocks");
+    for b in blocks {
+        let s = &b["state"];
+        let line = s["line_rtt_ns"].as_f64().unwrap_or_else(|| panic!("no probe: {b}"));
+        assert!(line > 0.0, "{b}");
+        assert_eq!(s["probes"], 1, "{b}");
+        assert!(s["cost_ns"].as_u64().unwrap() > 0, "{b}");
+        let p50 = b["rtt_ns"]["p50"].as_f64().unwrap();
+        let ratio = s["p50_over_line"].as_f64().unwrap();
+        assert!((ratio - p50 / line).abs() <= 1e-9 * ratio, "{b}");
+    }
+    // Shown as one cell: the median of its three blocks' probes.
+    let cells = json(&["show", "1", "--json"], &db);
+    for c in rows(&cells, "pingpong") {
+        let label = (c["link"].as_str().unwrap(), c["replicates"]["used"].as_u64());
+        let mine: Vec<f64> = blocks
+            .iter()
+            .filter(|b| b["link"] == c["link"])
+            .map(|b| b["state"]["line_rtt_ns"].as_f64().unwrap())
+            .collect();
+        let mut sorted = mine.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(c["state"]["probes"], 3, "{label:?}: {c}");
+        assert_eq!(c["state"]["line_rtt_ns"].as_f64(), Some(sorted[1]), "{label:?}");
+    }
+    // The terminal's --blocks table has the probe's columns; the run says
+    // what the probes cost.
+    let out = icbench().args(["show", "1", "--blocks", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("line RTT") && text.contains("÷ line"), "{text}");
+    assert!(text.contains("state probe (a one-cache-line round trip) before each of"), "{text}");
+}
+
+/// `--no-floor` skips the probe with the floor: no block carries one.
+#[test]
+fn no_floor_means_no_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let v = json(
+        &[
+            "run",
+            "-L",
+            "pipe",
+            "-p",
+            "pingpong",
+            "-s",
+            "64",
+            "--cell-time",
+            "5ms",
+            "--no-floor",
+            "--json",
+        ],
+        &db,
+    );
+    assert!(rows(&v, "pingpong").iter().all(|r| r.get("state").is_none()), "{v}");
+}
