@@ -74,6 +74,72 @@ pub struct ReplicatesView {
     /// ("too few agreeing blocks: 2 of 3 usable", "no interval: blocks
     /// 4.48× apart"); `null` when there is one.
     pub interval_note: Option<String>,
+    /// The used blocks against the state probe beside each (issue #28
+    /// item 2); absent unless at least two were probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<StatesView>,
+}
+
+/// A cell's blocks against the machine's states, as the state probe beside
+/// each block found them (`icbench_stats::state`).
+#[derive(Debug, Clone, Serialize)]
+pub struct StatesView {
+    /// Distinct states among the used blocks, found from the probe alone.
+    pub n_states: usize,
+    /// Each state, fastest line first: its blocks' figures.
+    pub per_state: Vec<StateFigure>,
+    /// Ping-pong: the p50 ÷ the line trip probed before its block, the
+    /// geometric mean over the probed blocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_over_line: Option<f64>,
+    /// Largest ÷ smallest of those ratios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_spread: Option<f64>,
+    /// The probe explains the blocks' spread: the figures disagree, and
+    /// their ratios to the probe agree (or spread half as much on logs).
+    pub explains: bool,
+}
+
+/// The blocks of one state.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateFigure {
+    pub blocks: usize,
+    /// The median of their probes' line trips, ns.
+    pub line_rtt_ns: f64,
+    /// The geometric mean of their figures (the cell's metric).
+    pub figure: f64,
+}
+
+impl StatesView {
+    /// From the used blocks' figures and their probes' line trips (NaN
+    /// for a block without one), in block order. A rate is turned into a
+    /// time per byte to be set against the line trip, so that "explains"
+    /// means the same for both metrics.
+    fn of(metric: &str, values: &[f64], lines: &[f64]) -> Option<StatesView> {
+        let rate = metric == "bytes_per_s";
+        let times: Vec<f64> = values.iter().map(|&v| if rate { 1.0 / v } else { v }).collect();
+        let fit = icbench_stats::state::fit_states(&times, lines, DISAGREE)?;
+        let mut per_state = Vec::new();
+        for s in 0..fit.n_states {
+            let idx: Vec<usize> = (0..values.len()).filter(|&i| fit.states[i] == Some(s)).collect();
+            let mut ls: Vec<f64> = idx.iter().map(|&i| lines[i]).collect();
+            ls.sort_by(f64::total_cmp);
+            let logs: f64 = idx.iter().map(|&i| values[i].ln()).sum::<f64>() / idx.len() as f64;
+            per_state.push(StateFigure {
+                blocks: idx.len(),
+                line_rtt_ns: ls[ls.len() / 2],
+                figure: logs.exp(),
+            });
+        }
+        let ratio = fit.ratio.filter(|_| !rate);
+        Some(StatesView {
+            n_states: fit.n_states,
+            per_state,
+            p50_over_line: ratio.as_ref().map(|r| r.center),
+            ratio_spread: ratio.as_ref().map(|r| r.spread),
+            explains: fit.explains,
+        })
+    }
 }
 
 impl ReplicatesView {
@@ -104,6 +170,7 @@ impl ReplicatesView {
             disagree: r.spread > DISAGREE,
             too_few_blocks,
             interval_note,
+            states: None,
         })
     }
 
@@ -153,13 +220,38 @@ pub fn disagreement(r: &ReplicatesView) -> String {
         _ => crate::format::ns(v),
     };
     let what = if r.metric == "bytes_per_s" { "payload rate" } else { "p50" };
-    format!(
+    let mut s = format!(
         "its {} blocks disagree: {what} {} … {} ({:.2}×, beyond {DISAGREE}×)",
         r.used,
         text(lo),
         text(hi),
         r.spread
-    )
+    );
+    if let Some(st) = r.states.as_ref().filter(|st| st.n_states > 1) {
+        let each: Vec<String> = st
+            .per_state
+            .iter()
+            .map(|f| {
+                let b = if f.blocks == 1 { "block" } else { "blocks" };
+                format!(
+                    "{} in {} {b} at line {}",
+                    text(f.figure),
+                    f.blocks,
+                    crate::format::ns(f.line_rtt_ns)
+                )
+            })
+            .collect();
+        s.push_str(&format!("; the state probe found {} states: {}", st.n_states, each.join(", ")));
+        if st.explains
+            && let (Some(ratio), Some(spread)) = (st.p50_over_line, st.ratio_spread)
+        {
+            s.push_str(&format!(
+                " (p50 ÷ line {} in every block, within {spread:.2}×)",
+                crate::format::ratio(ratio)
+            ));
+        }
+    }
+    s
 }
 
 /// The CI column of a replicated cell. The interval is symmetric in logs:
@@ -364,7 +456,14 @@ fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
             v
         })
         .collect();
-    let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values);
+    let lines: Vec<f64> = used
+        .iter()
+        .filter(|d| figure(key.pattern, d).1.is_some())
+        .map(|d| d.state.map_or(f64::NAN, |p| p.line_rtt_ns))
+        .collect();
+    let states = StatesView::of(metric, &values, &lines);
+    let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values)
+        .map(|r| ReplicatesView { states, ..r });
     Grouped { result: CellResult { key, outcome: CellOutcome::Measured(merge(&used)) }, replicates }
 }
 
@@ -428,6 +527,52 @@ mod tests {
                 state: None,
             }),
         }
+    }
+
+    /// A block with the state probe's line trip beside it.
+    fn probed(rep: u32, rtt_ns: u64, line_ns: f64) -> CellResult {
+        let mut c = block(rep, rtt_ns, false);
+        if let CellOutcome::Measured(d) = &mut c.outcome {
+            d.state =
+                Some(icbench_model::StateProbe { line_rtt_ns: line_ns, cost_ns: 1, probes: 1 });
+        }
+        c
+    }
+
+    /// Issue #28 item 2: blocks in two states of the machine, found from
+    /// their probes, are listed per state; the probe explains them when the
+    /// p50 ÷ line agrees (noise-notes.md's run 2: 787, 792, 258 ns).
+    #[test]
+    fn blocks_in_two_states_are_shown_per_state_and_their_ratio_holds() {
+        let blocks = [probed(0, 787, 760.0), probed(1, 792, 765.0), probed(2, 258, 250.0)];
+        let refs: Vec<&CellResult> = blocks.iter().collect();
+        let g = merge_group(without_rep(&blocks[0].key), &refs);
+        let r = g.replicates.unwrap();
+        let st = r.states.as_ref().unwrap();
+        assert_eq!(st.n_states, 2);
+        assert!(st.explains, "{st:?}");
+        assert_eq!(
+            st.per_state.iter().map(|f| (f.blocks, f.line_rtt_ns)).collect::<Vec<_>>(),
+            vec![(1, 250.0), (2, 765.0)]
+        );
+        // The slow state's figure: the geometric mean of 787 and 792.
+        assert!((st.per_state[1].figure - (787.0f64 * 792.0).sqrt()).abs() < 1e-9);
+        let text = disagreement(&r);
+        assert!(
+            text.contains("the state probe found 2 states: 258 ns in 1 block at line 250 ns"),
+            "{text}"
+        );
+        assert!(text.contains("p50 ÷ line 1.03×"), "{text}");
+        // The merged cell carries its blocks' median probe.
+        let CellOutcome::Measured(d) = &g.result.outcome else { panic!() };
+        assert_eq!(d.state.map(|p| (p.line_rtt_ns, p.probes, p.cost_ns)), Some((760.0, 3, 3)));
+        // A probe that does not move explains nothing, and says so by
+        // saying nothing of states.
+        let flat = [probed(0, 787, 250.0), probed(1, 792, 252.0), probed(2, 258, 248.0)];
+        let refs: Vec<&CellResult> = flat.iter().collect();
+        let r = merge_group(without_rep(&flat[0].key), &refs).replicates.unwrap();
+        assert!(!r.states.as_ref().unwrap().explains);
+        assert!(!disagreement(&r).contains("state probe"), "{}", disagreement(&r));
     }
 
     fn side(label: &str) -> crate::compare::Side {

@@ -42,6 +42,7 @@ mod outliers;
 mod quantile;
 mod replicates;
 mod resample;
+pub mod state;
 mod summary;
 mod tdist;
 

@@ -537,6 +537,7 @@ mod tests {
                 disagree,
                 too_few_blocks: false,
                 interval_note: None,
+                states: None,
             }),
             timed_batch: None,
             resolution_ns: None,
@@ -647,6 +648,7 @@ mod tests {
             disagree: false,
             too_few_blocks: false,
             interval_note: None,
+            states: None,
         });
         let f = Figure::of(8e8, &r.replicates, false);
         let t = decided("x", "≥ 0.7", Side::AtLeast(0.7), &f, 1e9);
