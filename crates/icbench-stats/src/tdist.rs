@@ -29,9 +29,10 @@
 //! | t₀.₉₇₅ | 0 < df < 0.3 | tail series of I_x(ν/2, ½) to O(x) | ≤ 10⁻¹² |
 //! | P(T > t) | df ≥ 10³ | Hill (1970), ACM Alg. 395 | ≤ 4·10⁻⁸ for t ≤ 35 (p ≥ 10⁻²⁰⁰), ≤ 10⁻¹³ for t ≤ 10, plus erfc's 10⁻¹⁰ |
 //!
-//! statrs 0.19.1's `erfc` (used here and for the Mann–Whitney p) is off by
-//! up to 10⁻¹⁰ relative for x ∈ [0.5, 26] (mpmath), and returns 0 or a
-//! denormal below its range (x ≳ 26.5, p < 10⁻³⁰⁰): right to 10⁻⁶.
+//! statrs 0.19.1's `erfc` (used here, in `binomial` away from the 2.5 %
+//! point, and for the Mann–Whitney p) is off by up to 10⁻¹⁰ relative for
+//! x ∈ [0.5, 26] against mpmath — well inside 10⁻⁶ — and underflows to a
+//! denormal or 0 past x ≈ 26.5, where p < 10⁻³⁰⁰.
 //!
 //! df ≤ 0 or NaN has no t distribution: the quantile and the tail are NaN.
 //! df = +∞ is the normal distribution.
