@@ -534,6 +534,50 @@ fn sigterm_and_sighup_end_a_run_as_ctrl_c_does() {
     assert_eq!(signal_mid_run(libc::SIGHUP).0, Some(129));
 }
 
+/// Once the run is stored, a signal ends icbench at once whatever it is
+/// doing — here blocked writing its JSON to a pipe nobody reads, the stage
+/// where SIGTERM used to set a flag nothing looked at any more (issue #35:
+/// `timeout`'s SIGTERM did not end a run stuck analysing). The run is
+/// already stored, finished.
+#[test]
+fn a_signal_after_measuring_ends_the_run_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    let db = db();
+    let mut child = common::icbench_process()
+        .args(["run", "--no-floor", "--json", "--cell-time", "2ms", "-p", "pingpong"])
+        .args(["-L", "pipe", "-L", "unix", "-L", "shm", "-L", "seqpacket", "-s", "1-64K", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Stored and finished: from here on it only renders (its JSON is more
+    // than the pipe's 64 KiB, so it blocks writing it).
+    let t0 = std::time::Instant::now();
+    loop {
+        let list = icbench().args(["runs", "--json", "--db"]).arg(&db.path).output().unwrap();
+        let list: Value = serde_json::from_slice(&list.stdout).unwrap_or(Value::Null);
+        if list["runs"][0]["status"] == "finished" {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "ended before it blocked on its output");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(300), "the run never finished");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let sent = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(sent.elapsed() < std::time::Duration::from_secs(10), "SIGTERM did not end it");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+}
+
 /// `icbench links | head` and the like: a reader that went away ends the
 /// output quietly with exit 0, not a panic (Rust ignores SIGPIPE, so a
 /// `println!` to a closed pipe panics).

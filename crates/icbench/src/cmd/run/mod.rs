@@ -64,6 +64,19 @@ pub(crate) fn install_sigint() {
     }
 }
 
+/// Back to the default action for the signals [`install_sigint`] caught:
+/// once the run is stored, a signal ends icbench at once, as it ends `show`
+/// or `report`, instead of setting a flag no stage after measuring looks at
+/// (issue #35: SIGTERM from `timeout` did not end a run that had measured
+/// and was stuck analysing). The shell then reports 128 + the signal, the
+/// same status an interrupted run exits with.
+pub(crate) fn restore_default_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: resetting a disposition to SIG_DFL has no preconditions.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
 /// The exit status of a run a signal stopped: 128 + the signal, as a
 /// shell reports a process the signal killed (130 for Ctrl-C, 143 for
 /// SIGTERM, 129 for SIGHUP).
@@ -545,6 +558,7 @@ fn finish(
     meta.ended_unix_ns = Some(meta::now_unix_ns());
     meta.notes.extend(note.clone());
     store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
+    restore_default_signals();
     measured?;
     let stored = store.load_run(id)?;
     let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
