@@ -15,6 +15,7 @@ pub mod disturbed;
 pub mod effects;
 pub mod export;
 pub mod format;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod model;

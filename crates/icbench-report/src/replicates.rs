@@ -78,6 +78,10 @@ pub struct ReplicatesView {
     /// item 2); absent unless at least two were probed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesView>,
+    /// The cell against its host's earlier runs (issue #28 item 3); with
+    /// it, `lo` and `hi` are where the next run lands from the runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::history::HistoryView>,
 }
 
 /// A cell's blocks against the machine's states, as the state probe beside
@@ -171,6 +175,7 @@ impl ReplicatesView {
             too_few_blocks,
             interval_note,
             states: None,
+            history: None,
         })
     }
 
@@ -182,7 +187,12 @@ impl ReplicatesView {
     /// Marked (`!`): its blocks disagree, or too few of them are usable
     /// for an interval.
     pub fn marked(&self) -> bool {
-        self.disagree || self.too_few_blocks
+        self.disagree || self.too_few_blocks || self.outside_history()
+    }
+
+    /// Its figure lies outside its host's earlier runs.
+    pub fn outside_history(&self) -> bool {
+        self.history.as_ref().is_some_and(|h| !h.within)
     }
 
     /// What the interval's place says when there is none.
@@ -804,6 +814,8 @@ pub struct RunVerdict {
     pub disagree: usize,
     /// Of them, with too few usable blocks for a repeat interval.
     pub too_few_blocks: usize,
+    /// Of them, outside their host's earlier runs (issue #28 item 3).
+    pub outside_history: usize,
     /// Marked either way.
     pub flagged: usize,
     /// The floor moved past its bound between head and tail.
@@ -816,25 +828,30 @@ impl RunVerdict {
     /// From the rows of a run (marks) and its floor drift.
     pub fn of(view: &crate::RunView) -> RunVerdict {
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
-        let mut too_few_blocks = 0;
+        let (mut too_few_blocks, mut outside_history) = (0, 0);
         for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
             cells += 1;
             let dist = m.disturbance.as_ref().is_some_and(|v| v.disturbed);
             let dis = m.replicates.as_ref().is_some_and(|r| r.disagree);
             let few = m.replicates.as_ref().is_some_and(|r| r.too_few_blocks);
+            let out = m.replicates.as_ref().is_some_and(ReplicatesView::outside_history);
             judged += usize::from(m.disturbance.is_some() || m.replicates.is_some());
             disturbed += usize::from(dist);
             disagree += usize::from(dis);
             too_few_blocks += usize::from(few);
-            flagged += usize::from(dist || dis || few);
+            outside_history += usize::from(out);
+            flagged += usize::from(dist || dis || few || out);
         }
         let unstable = view.floor_drift.as_ref().is_some_and(|d| d.unstable);
         let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
-        let few = if too_few_blocks > 0 {
+        let mut few = if too_few_blocks > 0 {
             format!(", {too_few_blocks} with too few agreeing blocks")
         } else {
             String::new()
         };
+        if outside_history > 0 {
+            few.push_str(&format!(", {outside_history} outside their host's history"));
+        }
         let counts = format!(
             "{flagged} of {cells} cells marked ({disturbed} disturbed, {disagree} with blocks \
              that disagree{few})"
@@ -855,6 +872,16 @@ impl RunVerdict {
         } else {
             ("reproducible", format!("verdict: reproducible: {counts}"))
         };
-        RunVerdict { verdict, cells, disturbed, disagree, too_few_blocks, flagged, unstable, text }
+        RunVerdict {
+            verdict,
+            cells,
+            disturbed,
+            disagree,
+            too_few_blocks,
+            outside_history,
+            flagged,
+            unstable,
+            text,
+        }
     }
 }

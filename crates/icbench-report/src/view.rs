@@ -617,6 +617,13 @@ impl RunView {
         self.judged()
     }
 
+    /// Targets, verdict and summary again, after the rows' intervals or
+    /// marks changed ([`RunView::with_history`]).
+    pub(crate) fn rejudged(mut self) -> RunView {
+        self.targets = targets(&self.meta, &self.pingpong, &self.stream);
+        self.judged()
+    }
+
     fn judged(mut self) -> RunView {
         self.verdict = Some(crate::replicates::RunVerdict::of(&self));
         self.summary = crate::summary::summarize(&self);

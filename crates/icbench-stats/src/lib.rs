@@ -36,6 +36,7 @@ pub mod disturbance;
 pub mod effects;
 mod fairness;
 mod fit;
+pub mod history;
 mod histview;
 mod interval;
 mod outliers;

@@ -93,3 +93,46 @@ fn no_floor_means_no_probe() {
     );
     assert!(rows(&v, "pingpong").iter().all(|r| r.get("state").is_none()), "{v}");
 }
+
+/// Issue #28 item 3: from the third run of a host on, each replicated cell
+/// is set against the host's earlier runs (two or more) in `show` and in the run's own
+/// output: its repeat interval is the runs' own and the JSON says where it
+/// sits against them.
+#[test]
+fn a_hosts_earlier_runs_give_the_repeat_interval_from_the_third_run_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let run = [
+        "run",
+        "-L",
+        "pipe",
+        "-p",
+        "pingpong",
+        "-s",
+        "64",
+        "--replicates",
+        "3",
+        "--cell-time",
+        "5ms",
+        "--no-floor",
+        "--json",
+    ];
+    for n in 1..=2 {
+        let v = json(&run, &db);
+        let r = &rows(&v, "pingpong")[0]["replicates"];
+        // Runs 1 and 2 have fewer than two earlier runs: no history.
+        assert!(r.get("history").is_none(), "run {n}: {r}");
+    }
+    let v = json(&run, &db);
+    assert_eq!(rows(&v, "pingpong")[0]["replicates"]["history"]["runs"], 2, "{v}");
+    let v = json(&run, &db);
+    let h = &rows(&v, "pingpong")[0]["replicates"]["history"];
+    assert_eq!(h["runs"], 3, "{v}");
+    assert!(h["within"].is_boolean() && h["lo"].as_f64().unwrap() > 0.0, "{h}");
+    // `show` of that run says the same as the run did.
+    let shown = json(&["show", "4", "--json"], &db);
+    assert_eq!(rows(&shown, "pingpong")[0]["replicates"]["history"], *h);
+    // `show` of run 3 still sees runs 1 and 2 only.
+    let third = json(&["show", "3", "--json"], &db);
+    assert_eq!(rows(&third, "pingpong")[0]["replicates"]["history"]["runs"], 2);
+}

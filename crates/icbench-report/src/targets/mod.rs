@@ -538,6 +538,7 @@ mod tests {
                 too_few_blocks: false,
                 interval_note: None,
                 states: None,
+                history: None,
             }),
             timed_batch: None,
             resolution_ns: None,
@@ -649,6 +650,7 @@ mod tests {
             too_few_blocks: false,
             interval_note: None,
             states: None,
+            history: None,
         });
         let f = Figure::of(8e8, &r.replicates, false);
         let t = decided("x", "≥ 0.7", Side::AtLeast(0.7), &f, 1e9);

@@ -143,12 +143,43 @@ pub(crate) fn load_view(
 ) -> Result<(StoredRun, RunView)> {
     let id = resolve_run(store, db, run)?;
     let run = store.load_run(id).map_err(|e| bad(e.to_string()))?;
-    let view = icbench_report::build(run.id.0, &run.meta, &run.cells).with_source(
-        run.source.to_string(),
-        run.provenance.clone(),
-        run.warnings.clone(),
-    );
+    let view = icbench_report::build(run.id.0, &run.meta, &run.cells)
+        .with_source(run.source.to_string(), run.provenance.clone(), run.warnings.clone())
+        .with_history(&host_history(store, &run)?);
     Ok((run, view))
+}
+
+/// The views of the last [`HISTORY_RUNS`](icbench_report::history::HISTORY_RUNS)
+/// finished runs measured before `run` on the same host: the same host
+/// name, CPU model and CPU pair (issue #28 item 3). None for an imported
+/// run.
+pub(crate) fn host_history(store: &Store, run: &StoredRun) -> Result<Vec<RunView>> {
+    use icbench_model::RunStatus;
+    use icbench_store::RunSource;
+    if run.source != RunSource::Measured {
+        return Ok(Vec::new());
+    }
+    let m = &run.meta;
+    let same: Vec<RunId> = store
+        .list_runs()
+        .map_err(|e| bad(e.to_string()))?
+        .into_iter()
+        .filter(|r| {
+            r.id.0 < run.id.0
+                && r.source == RunSource::Measured
+                && r.status == RunStatus::Finished
+                && (r.hostname.as_str(), r.cpu_model.as_str(), r.host_cpu, r.peer_cpu)
+                    == (m.hostname.as_str(), m.cpu_model.as_str(), m.host_cpu, m.peer_cpu)
+        })
+        .map(|r| r.id)
+        .collect();
+    let last = &same[same.len().saturating_sub(icbench_report::history::HISTORY_RUNS)..];
+    let mut out = Vec::with_capacity(last.len());
+    for &id in last {
+        let r = store.load_run(id).map_err(|e| bad(e.to_string()))?;
+        out.push(icbench_report::build(r.id.0, &r.meta, &r.cells));
+    }
+    Ok(out)
 }
 
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {

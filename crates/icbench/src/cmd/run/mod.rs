@@ -561,7 +561,8 @@ fn finish(
     restore_default_signals();
     measured?;
     let stored = store.load_run(id)?;
-    let view = icbench_report::build(id.0, &stored.meta, &stored.cells);
+    let view = icbench_report::build(id.0, &stored.meta, &stored.cells)
+        .with_history(&crate::cmd::show::host_history(&store, &stored)?);
     store.set_verdict(id, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
     let mut out = std::io::stdout().lock();
     if a.json_stream {

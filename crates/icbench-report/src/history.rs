@@ -1,0 +1,218 @@
+//! A run's figures against its host's earlier runs (issue #28 item 3):
+//! each replicated cell's figure is set in a control chart of the same
+//! cell in the host's earlier runs (`icbench_stats::history`), the repeat
+//! interval is taken from the runs themselves once there are two earlier
+//! ones, and a figure outside its history is marked with that reason.
+//!
+//! The caller gives the earlier runs as views ([`RunView::with_history`]):
+//! which runs count as the same host is its choice (`icbench show` and
+//! `run` take the last [`HISTORY_RUNS`] finished runs measured on the same
+//! host name, CPU model and CPU pair).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::replicates::ReplicatesView;
+use crate::view::{PingPongRow, RunView, StreamRow};
+
+/// Earlier runs a view is set against, at most.
+pub const HISTORY_RUNS: usize = 10;
+
+/// A cell's figure against the same cell in the host's earlier runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryView {
+    /// Earlier runs with the cell.
+    pub runs: usize,
+    /// Their figures' geometric mean.
+    pub center: f64,
+    /// The 95 % limits for one more run, from the earlier runs alone.
+    pub lo: f64,
+    pub hi: f64,
+    /// This run's figure lies within them.
+    pub within: bool,
+    /// The repeat interval of this run's blocks alone, which the runs'
+    /// own interval replaced (`null` when the blocks gave none).
+    pub blocks_lo: Option<f64>,
+    pub blocks_hi: Option<f64>,
+}
+
+/// What names a cell across runs: pattern, link, protocol, channels,
+/// size and the factors other than the block (`rep`).
+fn key(
+    pattern: &str,
+    link: &str,
+    protocol: &Option<String>,
+    channels: Option<u32>,
+    size: u64,
+    factors: &std::collections::BTreeMap<String, String>,
+) -> String {
+    let f: Vec<String> =
+        factors.iter().filter(|(k, _)| *k != "rep").map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{pattern}|{link}|{protocol:?}|{channels:?}|{size}|{}", f.join(","))
+}
+
+fn pp_key(r: &PingPongRow) -> String {
+    key("pingpong", &r.link, &r.protocol, r.channels, r.size_bytes, &r.factors)
+}
+
+fn st_key(r: &StreamRow) -> String {
+    let mut f = r.factors.clone();
+    f.insert("direction".into(), r.direction.clone());
+    key("stream", &r.link, &r.protocol, r.channels, r.size_bytes, &f)
+}
+
+/// A row's figure: its blocks' centre, or a single block's own.
+fn figure(reps: &Option<ReplicatesView>, own: Option<f64>) -> Option<f64> {
+    reps.as_ref().map(|r| r.center).or(own).filter(|v| v.is_finite() && *v > 0.0)
+}
+
+fn pp_figure(r: &PingPongRow) -> Option<f64> {
+    figure(&r.replicates, r.rtt_ns.as_ref().map(|s| s.summary.p50)).filter(|_| r.status == "ok")
+}
+
+fn st_figure(r: &StreamRow) -> Option<f64> {
+    figure(&r.replicates, r.bytes_per_s).filter(|_| r.status == "ok")
+}
+
+/// Sets one replicated cell against its earlier figures.
+fn apply(reps: &mut Option<ReplicatesView>, earlier: Option<&Vec<f64>>) {
+    let (Some(r), Some(earlier)) = (reps.as_mut(), earlier) else { return };
+    let Some(h) = icbench_stats::history::history95(earlier, r.center) else { return };
+    r.history = Some(HistoryView {
+        runs: h.runs,
+        center: h.center,
+        lo: h.lo,
+        hi: h.hi,
+        within: h.within,
+        blocks_lo: r.lo,
+        blocks_hi: r.hi,
+    });
+    // Where the next run lands, from the runs: the blocks' interval (or
+    // its absence with too few of them) is replaced.
+    r.lo = Some(h.next_lo);
+    r.hi = Some(h.next_hi);
+    r.rel_half_width = Some(h.next_hi / r.center - 1.0);
+    r.too_few_blocks = false;
+    r.interval_note = None;
+}
+
+impl RunView {
+    /// This run set against `earlier` runs of its host: each replicated
+    /// ping-pong and stream cell found in at least two of them gets its
+    /// [`HistoryView`], its repeat interval from the runs, and a mark when
+    /// it lies outside; targets, verdict and summary follow.
+    pub fn with_history(mut self, earlier: &[RunView]) -> RunView {
+        let mut past: HashMap<String, Vec<f64>> = HashMap::new();
+        for v in earlier {
+            for r in &v.pingpong {
+                if let Some(f) = pp_figure(r) {
+                    past.entry(pp_key(r)).or_default().push(f);
+                }
+            }
+            for r in &v.stream {
+                if let Some(f) = st_figure(r) {
+                    past.entry(st_key(r)).or_default().push(f);
+                }
+            }
+        }
+        for r in &mut self.pingpong {
+            let k = pp_key(r);
+            apply(&mut r.replicates, past.get(&k));
+        }
+        for r in &mut self.stream {
+            let k = st_key(r);
+            apply(&mut r.replicates, past.get(&k));
+        }
+        self.rejudged()
+    }
+}
+
+/// What a cell outside its host's history says in the list of marked
+/// cells.
+pub fn outside(r: &ReplicatesView, h: &HistoryView) -> String {
+    let text = |v: f64| match r.metric {
+        "bytes_per_s" => crate::format::rate(v, "B/s"),
+        _ => crate::format::ns(v),
+    };
+    format!(
+        "outside its host's history: {} against {} … {} from {} earlier runs",
+        text(r.center),
+        text(h.lo),
+        text(h.hi),
+        h.runs
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use icbench_model::{CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, Pattern};
+
+    use crate::view::RunView;
+
+    /// A run of shm 64 B ping-pong in three quiet blocks at these p50s.
+    fn run(p50s: [u64; 3]) -> RunView {
+        let cells: Vec<CellResult> = p50s
+            .iter()
+            .enumerate()
+            .map(|(rep, &rtt)| {
+                let mut h = LatencyHistogram::new();
+                for _ in 0..100 {
+                    h.record(rtt);
+                }
+                CellResult {
+                    key: CellKey::new("shm", Pattern::PingPong, 64).with("rep", rep as u32),
+                    outcome: CellOutcome::Measured(CellData {
+                        messages: 100,
+                        bytes: 6400,
+                        elapsed_ns: 100 * rtt,
+                        warmup_messages: 0,
+                        latency: Some(h),
+                        raw_ns: None,
+                        window: None,
+                        counters: Default::default(),
+                        channels: None,
+                        adaptive: None,
+                        per_channel: Vec::new(),
+                        disturbance: None,
+                        cut_at_messages: None,
+                        timed_batch: None,
+                        state: None,
+                    }),
+                }
+            })
+            .collect();
+        crate::view::build(1, &crate::testing::meta(), &cells)
+    }
+
+    /// Issue #28 item 3's known answers: a host history with a step. Three
+    /// steady runs near 250 ns; a fourth in the slow state (790 ns) agrees
+    /// with itself (its blocks within 1 %) yet lies outside its history,
+    /// and is marked for it; a fourth back at 251 ns is within, unmarked,
+    /// and its repeat interval is the runs' own.
+    #[test]
+    fn a_step_in_the_hosts_history_marks_the_run_and_a_steady_run_is_within() {
+        let earlier = [run([248, 249, 250]), run([253, 252, 254]), run([250, 251, 250])];
+        let slow = run([789, 790, 792]).with_history(&earlier);
+        let r = slow.pingpong[0].replicates.as_ref().unwrap();
+        let h = r.history.as_ref().unwrap();
+        assert_eq!(h.runs, 3);
+        assert!(!h.within && r.marked() && !r.disagree, "{r:?}");
+        // The interval of its own blocks was narrow and is kept beside.
+        assert!(h.blocks_hi.unwrap() < 800.0 && h.blocks_lo.unwrap() > 780.0, "{h:?}");
+        let verdict = slow.verdict.as_ref().unwrap();
+        assert_eq!((verdict.outside_history, verdict.flagged), (1, 1), "{verdict:?}");
+        let notes = crate::disturbed::footnotes(&slow);
+        assert!(notes.iter().any(|n| n.contains("outside its host's history: 790 ns")), "{notes:?}");
+
+        let steady = run([251, 250, 252]).with_history(&earlier);
+        let r = steady.pingpong[0].replicates.as_ref().unwrap();
+        assert!(r.history.as_ref().unwrap().within && !r.marked(), "{r:?}");
+        // Where the next run lands: the four runs' prediction interval.
+        let (lo, hi) = r.interval().unwrap();
+        assert!(lo < 250.0 && hi > 252.0 && hi < 265.0, "{lo} … {hi}");
+        // With one earlier run there is no history to speak of.
+        let alone = run([789, 790, 792]).with_history(&earlier[..1]);
+        assert!(alone.pingpong[0].replicates.as_ref().unwrap().history.is_none());
+    }
+}
