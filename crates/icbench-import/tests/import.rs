@@ -1,5 +1,6 @@
-//! Importers on the logs and tables quoted in shared/references (see
-//! testdata/import/README.md for where each file comes from).
+//! Importers on files in the tools' formats carrying the figures of
+//! shared/references (see testdata/import/README.md for what each file
+//! reproduces and from where).
 
 use icbench_import::{Format, Imported, Options, parse};
 use icbench_model::{CellData, CellOutcome, Pattern};
@@ -90,7 +91,7 @@ fn the_comparison_table_reads_its_negative_diff_and_skips_ambiguous_rows() {
     assert!(!has_warning(&imp, "is not Netlink − TTY"), "{:?}", imp.warnings);
     assert_eq!(imp.warnings.iter().filter(|w| w.contains("ambiguous")).count(), 3);
     // A wrong diff is caught.
-    let bad = "# of bytes TTY (msec) Netlink (msec) diff (msec)\n512 11.97 21.38 9.99\n";
+    let bad = "block (B) TTY (ms) netlink (ms) netlink - TTY (ms)\n512 11.97 21.38 9.99\n";
     let imp = parse(Format::SeedTable, bad, &Options::default()).unwrap();
     assert!(has_warning(&imp, "diff 9.99 ms is not Netlink − TTY = 9.41 ms"), "{:?}", imp.warnings);
 }

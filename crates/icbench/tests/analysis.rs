@@ -423,8 +423,9 @@ fn an_irq_run_imported_from_its_json_shows_and_compares() {
 
 #[test]
 fn model_crossover_finds_where_seed_001s_netlink_overtakes_its_tty() {
-    // Seed 001's own TTY against netlink table (verbatim): netlink is slower
-    // up to 2 KiB and faster from 4 KiB, as its author wrote.
+    // Seed 001's TTY against netlink table (its figures, in a constructed
+    // file): netlink is slower up to 2 KiB and faster from 4 KiB, as its
+    // author wrote.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("x.db");
     let run = import(&db, "seed-001-compare.txt", "seed-table", &[]).to_string();
