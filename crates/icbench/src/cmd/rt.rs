@@ -230,6 +230,8 @@ pub(crate) fn finish(
     meta.status = status;
     meta.ended_unix_ns = Some(meta::now_unix_ns());
     store.finish_run(id, status, meta.ended_unix_ns.unwrap_or(0), None, &meta.notes)?;
+    // Stored: a signal now ends the rendering at once (issue #35).
+    crate::cmd::run::restore_default_signals();
     let stored = store.load_run(id)?;
     if let Some(path) = &a.histfile {
         write_histfile(path, &stored.cells, a.histogram as usize)?;

@@ -432,6 +432,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     let interrupted = how == LinkRun::Interrupted || STOP.load(Ordering::SeqCst);
     let status = if interrupted { RunStatus::Interrupted } else { RunStatus::Finished };
     store.finish_run(id, status, meta::now_unix_ns(), None, &meta.notes)?;
+    crate::cmd::run::restore_default_signals();
     let (_, view) = load_view(&store, &a.db.db, &id.0.to_string())?;
     let mut out = std::io::stdout().lock();
     if a.db.json {
