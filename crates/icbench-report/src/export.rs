@@ -84,6 +84,16 @@ pub const CSV_COLUMNS: &[&str] = &[
     // usable blocks, or blocks too far apart); `rep_repeat95_lo`/`_hi` are
     // empty then.
     "rep_interval_note",
+    // The state probe beside the blocks (issue #28): the line round trip
+    // measured before the block (the median of the used blocks' for a cell
+    // of several), how many probes, and a ping-pong's p50 over it.
+    "state_line_rtt_ns",
+    "state_probes",
+    "p50_over_line",
+    // The cell against its host's earlier runs (issue #28 item 3): how many,
+    // and whether this run's figure lies within their limits.
+    "history_runs",
+    "history_within",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -115,6 +125,7 @@ struct Line<'a> {
     replicates: Option<&'a crate::replicates::ReplicatesView>,
     timed_batch: Option<u32>,
     resolution_ns: Option<f64>,
+    state: Option<&'a crate::view::StateView>,
 }
 
 impl Line<'_> {
@@ -189,6 +200,13 @@ impl Line<'_> {
         rec.push(int(self.timed_batch));
         rec.push(num(self.resolution_ns));
         rec.push(r.and_then(|r| r.interval_note.clone()).unwrap_or_default());
+        let st = self.state;
+        rec.push(num(st.map(|s| s.line_rtt_ns)));
+        rec.push(int(st.map(|s| s.probes)));
+        rec.push(num(st.and_then(|s| s.p50_over_line)));
+        let h = r.and_then(|r| r.history.as_ref());
+        rec.push(int(h.map(|h| h.runs)));
+        rec.push(int(h.map(|h| h.within)));
         rec
     }
 }
@@ -214,6 +232,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             replicates: r.replicates.as_ref(),
             timed_batch: r.timed_batch,
             resolution_ns: r.resolution_ns,
+            state: r.state.as_ref(),
             ..Line::default()
         });
     }
@@ -233,6 +252,7 @@ pub fn csv(view: &RunView, out: &mut dyn Write) -> Result<(), csv::Error> {
             disturbance: r.disturbance.as_ref(),
             factors: Some(&r.factors),
             replicates: r.replicates.as_ref(),
+            state: r.state.as_ref(),
             ..Line::default()
         });
     }
@@ -391,7 +411,17 @@ mod tests {
             }
         };
         let meta = crate::testing::meta();
-        let blocks = [cell(Some("0"), 10_000), cell(Some("1"), 10_200), cell(Some("2"), 9_900)];
+        // The blocks carry the state probe's line trip (issue #28).
+        let probed = |rep: &str, p50: u64, line: f64| {
+            let mut c = cell(Some(rep), p50);
+            if let CellOutcome::Measured(d) = &mut c.outcome {
+                d.state =
+                    Some(icbench_model::StateProbe { line_rtt_ns: line, cost_ns: 5, probes: 1 });
+            }
+            c
+        };
+        let blocks =
+            [probed("0", 10_000, 210.0), probed("1", 10_200, 200.0), probed("2", 9_900, 190.0)];
         let mut once = cell(None, 5_000);
         once.key.size_bytes = 1;
         let cells: Vec<CellResult> = blocks.into_iter().chain([once]).collect();
@@ -414,8 +444,14 @@ mod tests {
         assert!(lo < 10_000.0 && 10_000.0 < hi, "{lo} … {hi}");
         assert_eq!(&rep[col("resolution_ns")], "1");
         assert_eq!(&rep[col("timed_batch")], "");
+        assert_eq!((&rep[col("state_line_rtt_ns")], &rep[col("state_probes")]), ("200", "3"));
+        let ratio: f64 = rep[col("p50_over_line")].parse().unwrap();
+        let p50: f64 = rep[col("p50_ns")].parse().unwrap();
+        assert!((ratio - p50 / 200.0).abs() < 1e-9, "{ratio}");
+        assert_eq!(&rep[col("history_runs")], "", "no earlier runs were given");
         let single = rows.iter().find(|l| &l[col("size_bytes")] == "1").unwrap();
         assert_eq!((&single[col("rep_blocks")], &single[col("factors")]), ("", ""));
+        assert_eq!(&single[col("state_line_rtt_ns")], "");
     }
 
     #[test]
