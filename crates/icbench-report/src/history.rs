@@ -203,7 +203,10 @@ mod tests {
         let verdict = slow.verdict.as_ref().unwrap();
         assert_eq!((verdict.outside_history, verdict.flagged), (1, 1), "{verdict:?}");
         let notes = crate::disturbed::footnotes(&slow);
-        assert!(notes.iter().any(|n| n.contains("outside its host's history: 790 ns")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("outside its host's history: 790 ns")),
+            "{notes:?}"
+        );
 
         let steady = run([251, 250, 252]).with_history(&earlier);
         let r = steady.pingpong[0].replicates.as_ref().unwrap();
