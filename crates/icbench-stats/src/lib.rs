@@ -40,6 +40,7 @@ pub mod history;
 mod histview;
 mod interval;
 mod outliers;
+pub mod pooled;
 mod quantile;
 mod replicates;
 mod resample;
