@@ -108,14 +108,14 @@ fn share(part_ns: u64, span_ns: u64) -> f64 {
     if span_ns == 0 { 0.0 } else { part_ns as f64 / span_ns as f64 }
 }
 
-fn end_causes(end: End, e: &EndDisturbance, span_ns: u64, out: &mut Vec<Cause>) {
+fn end_causes(end: End, e: &EndDisturbance, span_ns: u64, own: f64, out: &mut Vec<Cause>) {
     if let Some(times) = e.migrations.filter(|&m| m > 0) {
         out.push(Cause::Migrated { end, times });
     }
     match (e.runq_wait_ns, e.involuntary_switches) {
         (Some(wait_ns), _) => {
             let s = share(wait_ns, span_ns);
-            if s > PREEMPTED_SHARE {
+            if s > PREEMPTED_SHARE + OWN_WORK_MARGIN * own {
                 out.push(Cause::Preempted { end, wait_ns, share: s });
             }
         }
@@ -143,9 +143,88 @@ fn cpu_causes(e: &EndDisturbance, span_ns: u64, out: &mut Vec<Cause>) {
 /// as the counters that exist can tell). Each CPU is judged once, even when
 /// both ends share it.
 pub fn causes(d: &Disturbance) -> Vec<Cause> {
+    causes_beyond(d, OwnWork::default())
+}
+
+/// A link's own share of preemption at each end (issue #28 item 4): the
+/// run-queue wait its blocks have beyond the least any link of the run
+/// has. A pty's line discipline flushes in a kernel worker on the CPUs the
+/// ends are pinned to, so its peer thread waits for its CPU 17–20 % of a
+/// ping-pong block and 49 % of a stream block on an idle machine, in every
+/// block (docs/results.md, 2026-11-27) — the link's cost, not outside
+/// load. Outside load raises every link's wait alike, so it stays in the
+/// least link's share and is not counted as anyone's own.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct OwnWork {
+    /// The host thread's own share of a block.
+    pub host: f64,
+    /// The peer thread's.
+    pub peer: f64,
+}
+
+/// A block is preempted past its link's own work when it waited more than
+/// `PREEMPTED_SHARE + OWN_WORK_MARGIN × own`: the own share varies from
+/// block to block (the pty's peer: median 19 %, 90th percentile 26 %).
+pub const OWN_WORK_MARGIN: f64 = 1.5;
+
+/// Fewest blocks of a link its own work is taken from.
+pub const OWN_WORK_MIN_BLOCKS: usize = 3;
+
+fn wait_share(e: &EndDisturbance, span_ns: u64) -> Option<f64> {
+    e.runq_wait_ns.map(|w| share(w, span_ns))
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+/// Each link's [`OwnWork`] from the blocks of one run, given as (link,
+/// counters) with the link named as the caller groups (link and pattern):
+/// per end, the median share of its blocks less the least such median of
+/// any link with [`OWN_WORK_MIN_BLOCKS`] blocks. A run of one link has no
+/// other to tell its own work from outside load by: its own work is 0.
+pub fn own_work<'a>(
+    blocks: impl IntoIterator<Item = (&'a str, &'a Disturbance)>,
+) -> std::collections::BTreeMap<String, OwnWork> {
+    use std::collections::BTreeMap;
+    let mut shares: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for (link, d) in blocks {
+        let e = shares.entry(link).or_default();
+        e.0.extend(wait_share(&d.host, d.span_ns));
+        e.1.extend(wait_share(&d.peer, d.span_ns));
+    }
+    let medians: BTreeMap<&str, (Option<f64>, Option<f64>)> = shares
+        .into_iter()
+        .map(|(l, (h, p))| {
+            let enough =
+                |v: Vec<f64>| if v.len() >= OWN_WORK_MIN_BLOCKS { median(v) } else { None };
+            (l, (enough(h), enough(p)))
+        })
+        .collect();
+    type Ends = (Option<f64>, Option<f64>);
+    let least = |pick: fn(&Ends) -> Option<f64>| {
+        medians.values().filter_map(pick).fold(f64::INFINITY, f64::min)
+    };
+    let (host_min, peer_min) = (least(|m| m.0), least(|m| m.1));
+    medians
+        .into_iter()
+        .map(|(l, (h, p))| {
+            let own = |m: Option<f64>, min: f64| m.map_or(0.0, |m| (m - min).max(0.0));
+            (l.to_string(), OwnWork { host: own(h, host_min), peer: own(p, peer_min) })
+        })
+        .collect()
+}
+
+/// [`causes`], with a link's own preemption ([`OwnWork`]) not counted as
+/// a disturbance.
+pub fn causes_beyond(d: &Disturbance, own: OwnWork) -> Vec<Cause> {
     let mut out = Vec::new();
-    end_causes(End::Host, &d.host, d.span_ns, &mut out);
-    end_causes(End::Peer, &d.peer, d.span_ns, &mut out);
+    end_causes(End::Host, &d.host, d.span_ns, own.host, &mut out);
+    end_causes(End::Peer, &d.peer, d.span_ns, own.peer, &mut out);
     cpu_causes(&d.host, d.span_ns, &mut out);
     if d.peer.cpu != d.host.cpu {
         cpu_causes(&d.peer, d.span_ns, &mut out);
@@ -173,6 +252,42 @@ mod tests {
     }
 
     const SPAN: u64 = 100_000_000; // 100 ms
+
+    fn waiting(peer_share: f64) -> Disturbance {
+        let mut d = Disturbance { span_ns: SPAN, host: quiet(0), peer: quiet(1) };
+        d.peer.runq_wait_ns = Some((peer_share * SPAN as f64) as u64);
+        d
+    }
+
+    /// Issue #28 item 4, known answers: the pty's peer waits 19–26 % of
+    /// every block on an idle machine, shm's 0.3–0.5 %: the pty's own
+    /// share is its median less shm's (20 − 0.4 = 19.6 %), a pty block at
+    /// 26 % is within 1 % + 1.5 × 19.6 % = 30.4 % and one at 40 % is not;
+    /// with every link waiting ~20 % (outside load) no link owns any of it.
+    #[test]
+    fn a_links_own_preemption_is_told_from_outside_load() {
+        let blocks = |pty: [f64; 3], shm: [f64; 3]| {
+            let mut v = Vec::new();
+            v.extend(pty.map(|s| ("pty|pingpong", waiting(s))));
+            v.extend(shm.map(|s| ("shm|pingpong", waiting(s))));
+            v.push(("pipe|pingpong", waiting(0.5))); // too few blocks to count
+            v
+        };
+        let idle = blocks([0.19, 0.20, 0.26], [0.004, 0.005, 0.003]);
+        let own = own_work(idle.iter().map(|(l, d)| (*l, d)));
+        let pty = own["pty|pingpong"];
+        assert!((pty.peer - 0.196).abs() < 1e-9 && pty.host == 0.0, "{own:?}");
+        assert_eq!(own["shm|pingpong"].peer, 0.0);
+        assert_eq!(own["pipe|pingpong"], OwnWork::default());
+        assert_eq!(causes_beyond(&waiting(0.26), pty), vec![]);
+        assert!(matches!(causes_beyond(&waiting(0.40), pty)[..], [Cause::Preempted { .. }]));
+        // Without the link's own work the 26 % block is preempted, as before.
+        assert_eq!(causes(&waiting(0.26)).len(), 1);
+        let loaded = blocks([0.19, 0.20, 0.26], [0.18, 0.21, 0.20]);
+        let own = own_work(loaded.iter().map(|(l, d)| (*l, d)));
+        assert!(own["pty|pingpong"].peer < 1e-9, "{own:?}");
+        assert_eq!(causes_beyond(&waiting(0.26), own["pty|pingpong"]).len(), 1);
+    }
 
     #[test]
     fn a_quiet_cell_is_not_disturbed_whatever_its_link_wakes() {
