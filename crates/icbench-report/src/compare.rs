@@ -171,9 +171,7 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
 /// blocks for an interval decides nothing.
 fn between_blocks(row: &mut CompareRow, a: &Grouped, b: &Grouped) {
     let marked = |g: &Grouped| {
-        let disturbed = measured(&g.result)
-            .and_then(crate::disturbed::DisturbanceView::of)
-            .is_some_and(|v| v.disturbed);
+        let disturbed = g.disturbance.as_ref().is_some_and(|v| v.disturbed);
         disturbed || g.replicates.as_ref().is_some_and(|r| r.marked())
     };
     if let (Some(ra), Some(rb)) = (&a.replicates, &b.replicates)

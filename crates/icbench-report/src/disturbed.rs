@@ -15,16 +15,32 @@ pub struct DisturbanceView {
     pub disturbed: bool,
     /// What crossed it, one phrase each ("host thread preempted: …").
     pub causes: Vec<String>,
+    /// The link's own share of run-queue wait at each end, which is not
+    /// counted as disturbance (issue #28 item 4); absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_work: Option<icbench_stats::disturbance::OwnWork>,
 }
 
 impl DisturbanceView {
     /// The view of a measured cell; `None` when it has no counters
     /// (imported, or measured before icbench kept them).
     pub fn of(d: &CellData) -> Option<DisturbanceView> {
+        Self::beyond(d, Default::default())
+    }
+
+    /// The view of a measured cell whose link does `own` work of its own
+    /// at its ends (`icbench_stats::disturbance::own_work`).
+    pub fn beyond(
+        d: &CellData,
+        own: icbench_stats::disturbance::OwnWork,
+    ) -> Option<DisturbanceView> {
         let counters = d.disturbance?;
-        let causes: Vec<String> =
-            icbench_stats::disturbance::causes(&counters).iter().map(ToString::to_string).collect();
-        Some(DisturbanceView { counters, disturbed: !causes.is_empty(), causes })
+        let causes: Vec<String> = icbench_stats::disturbance::causes_beyond(&counters, own)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let own_work = (own != Default::default()).then_some(own);
+        Some(DisturbanceView { counters, disturbed: !causes.is_empty(), causes, own_work })
     }
 }
 
@@ -293,6 +309,12 @@ pub struct FloorDriftView {
     pub memcpy_ratio: f64,
     /// Whether either moved past its bound (docs/method.md).
     pub unstable: bool,
+    /// Whether that marks every cell of the run: only when its cells were
+    /// measured in one block each. Blocks interleaved over the whole run
+    /// (issue #15) see a change part-way through as blocks that disagree,
+    /// cell by cell, and each block's state probe (issue #28) says where
+    /// the machine was; a floor read twice a run adds nothing to that.
+    pub marks_every_cell: bool,
     /// What moved past it.
     pub causes: Vec<String>,
 }
@@ -310,8 +332,16 @@ impl FloorDriftView {
             cacheline_ratio: d.cacheline_ratio,
             memcpy_ratio: d.memcpy_ratio,
             unstable: d.unstable(),
+            marks_every_cell: d.unstable(),
             causes: d.causes,
         })
+    }
+
+    /// The drift of a run whose cells were measured in interleaved blocks:
+    /// it no longer marks every cell ([`FloorDriftView::marks_every_cell`]).
+    pub fn judged_by_blocks(mut self) -> FloorDriftView {
+        self.marks_every_cell = false;
+        self
     }
 
     /// The header's lines on the floor at the tail: the figures, and the
@@ -325,7 +355,17 @@ impl FloorDriftView {
             crate::format::rate(tail.memcpy_bytes_per_s, "B/s"),
             self.memcpy_ratio
         );
-        if self.unstable {
+        if self.unstable && !self.marks_every_cell {
+            vec![
+                figures,
+                format!(
+                    "the floor moved between head and tail ({}); each cell is judged by its \
+                     blocks, measured all through the run, and `show --blocks` gives the state \
+                     probe beside each",
+                    self.causes.join("; ")
+                ),
+            ]
+        } else if self.unstable {
             vec![
                 figures,
                 format!(

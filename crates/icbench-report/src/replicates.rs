@@ -82,6 +82,25 @@ pub struct ReplicatesView {
     /// it, `lo` and `hi` are where the next run lands from the runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<crate::history::HistoryView>,
+    /// The link's block-to-block spread in this run, pooled over its
+    /// cells (`icbench_stats::pooled`): with it, the interval is from the
+    /// pooled σ and `disagree` means "spreads more than the link's other
+    /// cells", not "more than [`DISAGREE`]".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pooled: Option<PooledView>,
+}
+
+/// A link's pooled block spread, as a cell's view carries it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PooledView {
+    /// One block's standard deviation, relative (e^σ − 1 of the logs).
+    pub sigma_rel: f64,
+    /// Its degrees of freedom.
+    pub df: usize,
+    /// The link's cells it is from.
+    pub cells: usize,
+    /// The link's cells left out of it: their blocks spread more.
+    pub left_out: usize,
 }
 
 /// A cell's blocks against the machine's states, as the state probe beside
@@ -176,7 +195,30 @@ impl ReplicatesView {
             interval_note,
             states: None,
             history: None,
+            pooled: None,
         })
+    }
+
+    /// Takes its interval and its disagreement from the link's pooled
+    /// spread `p` (issue #28): two blocks are enough for an interval then,
+    /// and the blocks disagree only when they spread more than the link's.
+    fn with_pool(&mut self, p: &icbench_stats::pooled::Pooled) {
+        let Some(ri) = p.repeat_interval(&self.values) else { return };
+        self.pooled = Some(PooledView {
+            sigma_rel: p.sigma.exp() - 1.0,
+            df: p.df,
+            cells: p.cells,
+            left_out: p.left_out,
+        });
+        self.disagree = !p.consistent(&self.values);
+        self.too_few_blocks = false;
+        let factor = ri.hi / ri.center;
+        self.interval_note = (factor.is_nan() || factor > MAX_INTERVAL_FACTOR)
+            .then(|| format!("no interval: this link's blocks spread ×/÷ {:.2}", p.sigma.exp()));
+        let shown = self.interval_note.is_none();
+        self.lo = Some(ri.lo).filter(|_| shown);
+        self.hi = Some(ri.hi).filter(|_| shown);
+        self.rel_half_width = Some(ri.relative_half_width()).filter(|_| shown);
     }
 
     /// The repeat interval, when the cell has one.
@@ -230,8 +272,14 @@ pub fn disagreement(r: &ReplicatesView) -> String {
         _ => crate::format::ns(v),
     };
     let what = if r.metric == "bytes_per_s" { "payload rate" } else { "p50" };
+    let beyond = match &r.pooled {
+        Some(p) => {
+            format!("more than this link's blocks spread, ±{:.1} % each", p.sigma_rel * 100.0)
+        }
+        None => format!("beyond {DISAGREE}×"),
+    };
     let mut s = format!(
-        "its {} blocks disagree: {what} {} … {} ({:.2}×, beyond {DISAGREE}×)",
+        "its {} blocks disagree: {what} {} … {} ({:.2}×, {beyond})",
         r.used,
         text(lo),
         text(hi),
@@ -291,6 +339,46 @@ pub fn ci_short_at(r: &ReplicatesView, resolution_ns: Option<f64>) -> String {
 pub struct Grouped {
     pub result: CellResult,
     pub replicates: Option<ReplicatesView>,
+    /// The merged cell's counters judged with its link's own work left
+    /// out ([`own_work`]); `None` for a cell without counters.
+    pub disturbance: Option<crate::disturbed::DisturbanceView>,
+}
+
+type OwnWork = icbench_stats::disturbance::OwnWork;
+
+/// What a link's own work is reckoned per: the link and the pattern (a
+/// pty's peer waits 19 % of a ping-pong block, 49 % of a stream block).
+fn own_key(k: &CellKey) -> String {
+    format!("{}|{}", k.link, k.pattern)
+}
+
+/// Every link's own preemption in the run (`icbench_stats::disturbance::
+/// own_work`), from all of its measured blocks.
+pub fn own_work(cells: &[CellResult]) -> BTreeMap<String, OwnWork> {
+    let keyed: Vec<(String, icbench_model::Disturbance)> = cells
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            CellOutcome::Measured(d) => Some((own_key(&c.key), d.disturbance?)),
+            _ => None,
+        })
+        .collect();
+    icbench_stats::disturbance::own_work(keyed.iter().map(|(k, d)| (k.as_str(), d)))
+}
+
+/// Each stored cell alone (`show --blocks`), judged with its link's own
+/// work.
+pub fn each(cells: &[CellResult]) -> Vec<Grouped> {
+    let own = own_work(cells);
+    cells.iter().map(|c| alone(c.clone(), &own)).collect()
+}
+
+fn alone(result: CellResult, own: &BTreeMap<String, OwnWork>) -> Grouped {
+    let o = own.get(&own_key(&result.key)).copied().unwrap_or_default();
+    let disturbance = match &result.outcome {
+        CellOutcome::Measured(d) => crate::disturbed::DisturbanceView::beyond(d, o),
+        _ => None,
+    };
+    Grouped { result, replicates: None, disturbance }
 }
 
 fn without_rep(key: &CellKey) -> CellKey {
@@ -299,8 +387,8 @@ fn without_rep(key: &CellKey) -> CellKey {
     k
 }
 
-fn disturbed(d: &CellData) -> bool {
-    d.disturbance.is_some_and(|x| !icbench_stats::disturbance::causes(&x).is_empty())
+fn disturbed(d: &CellData, own: OwnWork) -> bool {
+    d.disturbance.is_some_and(|x| !icbench_stats::disturbance::causes_beyond(&x, own).is_empty())
 }
 
 /// One figure per block: the p50 (ns) where there are latencies, else the
@@ -430,7 +518,7 @@ fn add_channels(into: &mut Vec<icbench_model::ChannelData>, block: &[icbench_mod
     }
 }
 
-fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
+fn merge_group(key: CellKey, blocks: &[&CellResult], own: OwnWork) -> Grouped {
     let k = blocks.len();
     if let Some((i, reason)) = blocks.iter().enumerate().find_map(|(i, c)| match &c.outcome {
         CellOutcome::Failed { reason } => Some((i, reason)),
@@ -440,6 +528,7 @@ fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
         return Grouped {
             result: CellResult { key, outcome: CellOutcome::Failed { reason } },
             replicates: None,
+            disturbance: None,
         };
     }
     let measured: Vec<&CellData> = blocks
@@ -453,9 +542,10 @@ fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
         return Grouped {
             result: CellResult { key, outcome: blocks[0].outcome.clone() },
             replicates: None,
+            disturbance: None,
         };
     }
-    let quiet: Vec<&CellData> = measured.iter().copied().filter(|d| !disturbed(d)).collect();
+    let quiet: Vec<&CellData> = measured.iter().copied().filter(|d| !disturbed(d, own)).collect();
     let used = if quiet.len() >= 2 { quiet } else { measured.clone() };
     let mut metric = "p50_ns";
     let values: Vec<f64> = used
@@ -474,7 +564,13 @@ fn merge_group(key: CellKey, blocks: &[&CellResult]) -> Grouped {
     let states = StatesView::of(metric, &values, &lines);
     let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values)
         .map(|r| ReplicatesView { states, ..r });
-    Grouped { result: CellResult { key, outcome: CellOutcome::Measured(merge(&used)) }, replicates }
+    let merged = merge(&used);
+    let disturbance = crate::disturbed::DisturbanceView::beyond(&merged, own);
+    Grouped {
+        result: CellResult { key, outcome: CellOutcome::Measured(merged) },
+        replicates,
+        disturbance,
+    }
 }
 
 /// Rows sort by link, pattern, other factors, size, then protocol and
@@ -486,8 +582,9 @@ type SortKey = (String, Pattern, Vec<(String, String)>, u64, String);
 /// a run without replicates as stored, in its order.
 pub fn group(cells: &[CellResult]) -> Vec<Grouped> {
     if !cells.iter().any(|c| c.key.factors.contains_key("rep")) {
-        return cells.iter().map(|c| Grouped { result: c.clone(), replicates: None }).collect();
+        return each(cells);
     }
+    let own = own_work(cells);
     let mut groups: BTreeMap<SortKey, (CellKey, Vec<&CellResult>)> = BTreeMap::new();
     for c in cells {
         let key = without_rep(&c.key);
@@ -502,7 +599,45 @@ pub fn group(cells: &[CellResult]) -> Vec<Grouped> {
         );
         groups.entry(sort).or_insert_with(|| (key, Vec::new())).1.push(c);
     }
-    groups.into_values().map(|(key, blocks)| merge_group(key, &blocks)).collect()
+    let mut out: Vec<Grouped> = groups
+        .into_values()
+        .map(|(key, blocks)| {
+            let o = own.get(&own_key(&key)).copied().unwrap_or_default();
+            merge_group(key, &blocks, o)
+        })
+        .collect();
+    pool_by_link(&mut out);
+    out
+}
+
+/// What cells share a pool: the same link, pattern, protocol, channels
+/// and factors (direction among them), every size.
+fn pool_key(k: &CellKey) -> String {
+    let f: Vec<String> = k.factors.iter().map(|(a, b)| format!("{a}={b}")).collect();
+    format!("{}|{}|{:?}|{:?}|{}", k.link, k.pattern, k.protocol, k.blocks, f.join(","))
+}
+
+/// Pools each link's block spread over its cells (issue #28,
+/// `icbench_stats::pooled`) and sets every replicated cell's interval and
+/// disagreement from it. A cell whose used blocks are disturbed (fewer
+/// than two quiet ones) shows its blocks but adds nothing to the pool.
+fn pool_by_link(cells: &mut [Grouped]) {
+    let mut pools: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
+    for g in cells.iter() {
+        let (Some(r), Some(d)) = (&g.replicates, &g.disturbance) else { continue };
+        if !d.disturbed {
+            pools.entry(pool_key(&g.result.key)).or_default().push(r.values.clone());
+        }
+    }
+    let pooled: BTreeMap<String, icbench_stats::pooled::Pooled> = pools
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, icbench_stats::pooled::Pooled::of(&v)?)))
+        .collect();
+    for g in cells.iter_mut() {
+        if let (Some(r), Some(p)) = (g.replicates.as_mut(), pooled.get(&pool_key(&g.result.key))) {
+            r.with_pool(p);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -556,7 +691,7 @@ mod tests {
     fn blocks_in_two_states_are_shown_per_state_and_their_ratio_holds() {
         let blocks = [probed(0, 787, 760.0), probed(1, 792, 765.0), probed(2, 258, 250.0)];
         let refs: Vec<&CellResult> = blocks.iter().collect();
-        let g = merge_group(without_rep(&blocks[0].key), &refs);
+        let g = merge_group(without_rep(&blocks[0].key), &refs, OwnWork::default());
         let r = g.replicates.unwrap();
         let st = r.states.as_ref().unwrap();
         assert_eq!(st.n_states, 2);
@@ -580,9 +715,48 @@ mod tests {
         // saying nothing of states.
         let flat = [probed(0, 787, 250.0), probed(1, 792, 252.0), probed(2, 258, 248.0)];
         let refs: Vec<&CellResult> = flat.iter().collect();
-        let r = merge_group(without_rep(&flat[0].key), &refs).replicates.unwrap();
+        let r =
+            merge_group(without_rep(&flat[0].key), &refs, OwnWork::default()).replicates.unwrap();
         assert!(!r.states.as_ref().unwrap().explains);
         assert!(!disagreement(&r).contains("state probe"), "{}", disagreement(&r));
+    }
+
+    /// Issue #28: the cells of one link pool their blocks' spread. Eight
+    /// cells whose blocks lie ×/÷ 1.06 around their centres (1.12× apart,
+    /// each marked "disagree" alone) pool to σ = ln 1.06 on 16 df and are
+    /// not marked; their interval is the pooled one; a ninth cell whose
+    /// blocks are 2× apart spreads more than the link and is marked, in
+    /// words that say so.
+    #[test]
+    fn a_links_cells_pool_their_spread_and_only_the_wild_one_disagrees() {
+        let mut cells = Vec::new();
+        for (i, size) in [1u64, 2, 4, 8, 16, 32, 64, 128].into_iter().enumerate() {
+            let c = 1000.0 + 100.0 * i as f64;
+            for (rep, v) in [c / 1.06, c, c * 1.06].into_iter().enumerate() {
+                let mut b = block(rep as u32, v.round() as u64, false);
+                b.key.size_bytes = size;
+                cells.push(b);
+            }
+        }
+        for (rep, v) in [1000u64, 2000, 1500].into_iter().enumerate() {
+            let mut b = block(rep as u32, v, false);
+            b.key.size_bytes = 4096;
+            cells.push(b);
+        }
+        let g = group(&cells);
+        let r = |size: u64| g.iter().find(|g| g.result.key.size_bytes == size).unwrap();
+        let calm = r(8).replicates.as_ref().unwrap();
+        let p = calm.pooled.unwrap();
+        assert_eq!((p.cells, p.left_out, p.df), (8, 1, 16), "{p:?}");
+        assert!((p.sigma_rel - 0.06).abs() < 0.002, "{p:?}");
+        assert!(calm.spread > DISAGREE && !calm.disagree && !calm.marked(), "{calm:?}");
+        let (lo, hi) = calm.interval().unwrap();
+        let want = (2.119_905_299 * p.sigma_rel.ln_1p() * (2.0f64 / 3.0).sqrt()).exp();
+        assert!((hi / calm.center - want).abs() < 0.002 && lo < calm.center, "{calm:?}");
+        let wild = r(4096).replicates.as_ref().unwrap();
+        assert!(wild.disagree && wild.marked(), "{wild:?}");
+        let text = disagreement(wild);
+        assert!(text.contains("more than this link's blocks spread, ±6."), "{text}");
     }
 
     fn side(label: &str) -> crate::compare::Side {
@@ -822,7 +996,9 @@ pub struct RunVerdict {
     pub outside_history: usize,
     /// Marked either way.
     pub flagged: usize,
-    /// The floor moved past its bound between head and tail.
+    /// The floor moved past its bound between head and tail, in a run
+    /// whose cells were measured in one block each (interleaved blocks
+    /// judge each cell themselves: [`crate::disturbed::FloorDriftView`]).
     pub unstable: bool,
     /// The verdict in one line, with the counts.
     pub text: String,
@@ -833,7 +1009,9 @@ impl RunVerdict {
     pub fn of(view: &crate::RunView) -> RunVerdict {
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
         let (mut too_few_blocks, mut outside_history) = (0, 0);
+        let mut widths = Vec::new();
         for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
+            widths.extend(m.replicates.as_ref().and_then(|r| r.rel_half_width));
             cells += 1;
             let dist = m.disturbance.as_ref().is_some_and(|v| v.disturbed);
             let dis = m.replicates.as_ref().is_some_and(|r| r.disagree);
@@ -846,7 +1024,7 @@ impl RunVerdict {
             outside_history += usize::from(out);
             flagged += usize::from(dist || dis || few || out);
         }
-        let unstable = view.floor_drift.as_ref().is_some_and(|d| d.unstable);
+        let unstable = view.floor_drift.as_ref().is_some_and(|d| d.marks_every_cell);
         let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
         let mut few = if too_few_blocks > 0 {
             format!(", {too_few_blocks} with too few agreeing blocks")
@@ -856,6 +1034,13 @@ impl RunVerdict {
         if outside_history > 0 {
             few.push_str(&format!(", {outside_history} outside their host's history"));
         }
+        // How far a repeat run's figure may land, as the middle cell's
+        // interval says: "reproducible" is to that precision.
+        widths.sort_by(f64::total_cmp);
+        let within = widths
+            .get(widths.len() / 2)
+            .map(|w| format!(" to ±{:.0} % (the median repeat interval)", w * 100.0))
+            .unwrap_or_default();
         let counts = format!(
             "{flagged} of {cells} cells marked ({disturbed} disturbed, {disagree} with blocks \
              that disagree{few})"
@@ -871,10 +1056,12 @@ impl RunVerdict {
         } else if share > REPRODUCIBLE_SHARE {
             (
                 "partly reproducible",
-                format!("verdict: partly reproducible: {counts}; quote only unmarked cells"),
+                format!(
+                    "verdict: partly reproducible{within}: {counts}; quote only unmarked cells"
+                ),
             )
         } else {
-            ("reproducible", format!("verdict: reproducible: {counts}"))
+            ("reproducible", format!("verdict: reproducible{within}: {counts}"))
         };
         RunVerdict {
             verdict,

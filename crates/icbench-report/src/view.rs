@@ -552,11 +552,7 @@ pub fn build(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
 /// The view with one row per stored cell: every replicate block on its own
 /// (`icbench show --blocks`).
 pub fn build_blocks(run_id: i64, meta: &RunMeta, cells: &[CellResult]) -> RunView {
-    let each = cells
-        .iter()
-        .map(|c| crate::replicates::Grouped { result: c.clone(), replicates: None })
-        .collect();
-    build_from(run_id, meta, cells, each)
+    build_from(run_id, meta, cells, crate::replicates::each(cells))
 }
 
 fn build_from(
@@ -567,18 +563,34 @@ fn build_from(
 ) -> RunView {
     let of = |p: Pattern| grouped.iter().filter(move |g| g.result.key.pattern == p);
     let pingpong: Vec<PingPongRow> = of(Pattern::PingPong)
-        .map(|g| PingPongRow { replicates: g.replicates.clone(), ..pingpong_row(&g.result, meta) })
+        .map(|g| PingPongRow {
+            replicates: g.replicates.clone(),
+            disturbance: g.disturbance.clone(),
+            ..pingpong_row(&g.result, meta)
+        })
         .collect();
     let stream: Vec<StreamRow> = of(Pattern::Stream)
-        .map(|g| StreamRow { replicates: g.replicates.clone(), ..stream_row(&g.result, meta) })
+        .map(|g| StreamRow {
+            replicates: g.replicates.clone(),
+            disturbance: g.disturbance.clone(),
+            ..stream_row(&g.result, meta)
+        })
         .collect();
     let bulk = of(Pattern::Bulk)
-        .map(|g| BulkRow { replicates: g.replicates.clone(), ..bulk_row(&g.result) })
+        .map(|g| BulkRow {
+            replicates: g.replicates.clone(),
+            disturbance: g.disturbance.clone(),
+            ..bulk_row(&g.result)
+        })
         .collect();
     let timer = cells.iter().filter(|c| c.key.pattern == Pattern::Timer).map(timer_row).collect();
     let irq = cells.iter().filter(|c| c.key.pattern == Pattern::Irq).map(timer_row).collect();
     let oneway = of(Pattern::OneWay)
-        .map(|g| OneWayRow { replicates: g.replicates.clone(), ..oneway_row(&g.result) })
+        .map(|g| OneWayRow {
+            replicates: g.replicates.clone(),
+            disturbance: g.disturbance.clone(),
+            ..oneway_row(&g.result)
+        })
         .collect();
     let targets = targets(meta, &pingpong, &stream);
     RunView {
@@ -596,11 +608,19 @@ fn build_from(
         oneway,
         cpu_pairs: crate::pairs::build(cells),
         targets,
-        floor_drift: crate::disturbed::FloorDriftView::of(meta),
+        floor_drift: floor_drift(meta, cells),
         verdict: None,
         summary: crate::summary::Summary { classes: Vec::new(), floor: None, verdict: None },
     }
     .judged()
+}
+
+/// The floor's drift over the run; it marks every cell only when the
+/// cells were not measured in interleaved blocks.
+fn floor_drift(meta: &RunMeta, cells: &[CellResult]) -> Option<crate::disturbed::FloorDriftView> {
+    let d = crate::disturbed::FloorDriftView::of(meta)?;
+    let blocks = cells.iter().any(|c| c.key.factors.get("rep").is_some_and(|r| r != "0"));
+    Some(if blocks { d.judged_by_blocks() } else { d })
 }
 
 impl RunView {

@@ -240,9 +240,20 @@ fn resume_after_kill_9_measures_the_rest_and_loses_nothing() {
     treatments.sort();
     treatments.dedup();
     assert_eq!(treatments.len(), 24, "no cell measured twice");
-    // The cells stored before the kill are the ones streamed, unchanged.
+    // The cells stored before the kill are the ones streamed, unchanged —
+    // but for each link's own work, which the view reckons from all of the
+    // run's blocks (issue #28 item 4), so more blocks move it.
+    let strip = |rows: &[Value]| -> Vec<Value> {
+        let mut rows = rows.to_vec();
+        for r in &mut rows {
+            if let Some(d) = r["disturbance"].as_object_mut() {
+                d.remove("own_work");
+            }
+        }
+        rows
+    };
     let old = pingpong_rows(&before);
-    assert_eq!(rows[..kept], old[..], "stored cells are kept as they were");
+    assert_eq!(strip(&rows[..kept]), strip(&old), "stored cells are kept as they were");
     assert_eq!(first[0]["link"], rows[0]["link"]);
     let notes = after["meta"]["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().contains("resumed")), "{notes:?}");

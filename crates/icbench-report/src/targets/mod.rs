@@ -539,6 +539,7 @@ mod tests {
                 interval_note: None,
                 states: None,
                 history: None,
+                pooled: None,
             }),
             timed_batch: None,
             resolution_ns: None,
@@ -651,6 +652,7 @@ mod tests {
             interval_note: None,
             states: None,
             history: None,
+            pooled: None,
         });
         let f = Figure::of(8e8, &r.replicates, false);
         let t = decided("x", "≥ 0.7", Side::AtLeast(0.7), &f, 1e9);

@@ -442,7 +442,7 @@ fn measure(
         if remeasured || no_remeasure || plan.repetitions < 2 || STOP.load(Ordering::SeqCst) {
             break;
         }
-        round = remeasure(plan, &rec.disturbed);
+        round = remeasure(plan, &rec.to_measure_again());
         if round.is_empty() {
             break;
         }

@@ -33,8 +33,11 @@ pub(crate) struct Recorder<'a> {
     /// Run notes the engine reported (the common-clock check of oneway).
     pub notes: Vec<String>,
     /// The plan cells stored as disturbed (the kernel's counters crossed a
-    /// threshold), to measure again.
-    pub disturbed: Vec<PlanCell>,
+    /// threshold), with their counters, to measure again
+    /// ([`Recorder::to_measure_again`]).
+    disturbed: Vec<(PlanCell, CellKey, icbench_model::Disturbance)>,
+    /// Every measured cell's key and counters, for each link's own work.
+    counters: Vec<(CellKey, icbench_model::Disturbance)>,
     /// Cells added to the plan's (disturbed blocks measured again).
     pub extra: usize,
     /// State probes taken (issue #28) and their time, ns; cells measured
@@ -78,6 +81,7 @@ impl<'a> Recorder<'a> {
             stored: 0,
             notes: Vec::new(),
             disturbed: Vec::new(),
+            counters: Vec::new(),
             extra: 0,
         }
     }
@@ -119,6 +123,25 @@ impl<'a> Recorder<'a> {
 pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(60);
 
 impl Recorder<'_> {
+    /// The disturbed plan cells worth measuring again: those disturbed
+    /// beyond their link's own work (issue #28 item 4), judged on every
+    /// block measured so far — the pty's own flush work is in all of its
+    /// blocks, and another block would have it too.
+    pub fn to_measure_again(&self) -> Vec<PlanCell> {
+        let key = |k: &CellKey| format!("{}|{}", k.link, k.pattern);
+        let keyed: Vec<(String, &icbench_model::Disturbance)> =
+            self.counters.iter().map(|(k, d)| (key(k), d)).collect();
+        let own = icbench_stats::disturbance::own_work(keyed.iter().map(|(k, d)| (k.as_str(), *d)));
+        self.disturbed
+            .iter()
+            .filter(|(_, k, d)| {
+                let o = own.get(&key(k)).copied().unwrap_or_default();
+                !icbench_stats::disturbance::causes_beyond(d, o).is_empty()
+            })
+            .map(|(p, _, _)| p.clone())
+            .collect()
+    }
+
     /// Stores the cell, trying again while another connection holds the
     /// database's lock, for up to [`LOCK_WAIT`]; says once who holds it.
     fn insert_waiting_for_lock(
@@ -248,9 +271,12 @@ impl Observer for Recorder<'_> {
             self.probes = (self.probes.0 + 1, self.probes.1.saturating_add(p.cost_ns));
         }
         if let CellOutcome::Measured(d) = &result.outcome
-            && d.disturbance.is_some_and(|x| !icbench_stats::disturbance::causes(&x).is_empty())
+            && let Some(x) = d.disturbance
         {
-            self.disturbed.push(plan);
+            self.counters.push((result.key.clone(), x));
+            if !icbench_stats::disturbance::causes(&x).is_empty() {
+                self.disturbed.push((plan, result.key.clone(), x));
+            }
         }
     }
 }
