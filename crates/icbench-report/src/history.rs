@@ -31,6 +31,9 @@ pub struct HistoryView {
     pub hi: f64,
     /// This run's figure lies within them.
     pub within: bool,
+    /// The degrees of freedom of the run-to-run spread when it is pooled
+    /// over the link's cells (`null`: the cell's own runs alone).
+    pub pooled_df: Option<usize>,
     /// The repeat interval of this run's blocks alone, which the runs'
     /// own interval replaced (`null` when the blocks gave none).
     pub blocks_lo: Option<f64>,
@@ -38,7 +41,8 @@ pub struct HistoryView {
 }
 
 /// What names a cell across runs: pattern, link, protocol, channels,
-/// size and the factors other than the block (`rep`).
+/// size and the factors other than the block (`rep`); and, without the
+/// size, what names its link's pool of cells.
 fn key(
     pattern: &str,
     link: &str,
@@ -46,17 +50,18 @@ fn key(
     channels: Option<u32>,
     size: u64,
     factors: &std::collections::BTreeMap<String, String>,
-) -> String {
+) -> (String, String) {
     let f: Vec<String> =
         factors.iter().filter(|(k, _)| *k != "rep").map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{pattern}|{link}|{protocol:?}|{channels:?}|{size}|{}", f.join(","))
+    let pool = format!("{pattern}|{link}|{protocol:?}|{channels:?}|{}", f.join(","));
+    (format!("{pool}|{size}"), pool)
 }
 
-fn pp_key(r: &PingPongRow) -> String {
+fn pp_key(r: &PingPongRow) -> (String, String) {
     key("pingpong", &r.link, &r.protocol, r.channels, r.size_bytes, &r.factors)
 }
 
-fn st_key(r: &StreamRow) -> String {
+fn st_key(r: &StreamRow) -> (String, String) {
     let mut f = r.factors.clone();
     f.insert("direction".into(), r.direction.clone());
     key("stream", &r.link, &r.protocol, r.channels, r.size_bytes, &f)
@@ -75,22 +80,32 @@ fn st_figure(r: &StreamRow) -> Option<f64> {
     figure(&r.replicates, r.bytes_per_s).filter(|_| r.status == "ok")
 }
 
-/// Sets one replicated cell against its earlier figures.
-fn apply(reps: &mut Option<ReplicatesView>, earlier: Option<&Vec<f64>>) {
+/// Sets one replicated cell against its earlier figures, with its link's
+/// run-to-run spread pooled over the link's cells where there is one.
+fn apply(
+    reps: &mut Option<ReplicatesView>,
+    earlier: Option<&Vec<f64>>,
+    pooled: Option<&icbench_stats::pooled::Pooled>,
+) {
     let (Some(r), Some(earlier)) = (reps.as_mut(), earlier) else { return };
-    let Some(h) = icbench_stats::history::history95(earlier, r.center) else { return };
+    let h = match pooled {
+        Some(p) => icbench_stats::history::history95_pooled(earlier, r.center, p.sigma, p.df),
+        None => icbench_stats::history::history95(earlier, r.center),
+    };
+    let Some(h) = h else { return };
     r.history = Some(HistoryView {
         runs: h.runs,
         center: h.center,
         lo: h.lo,
         hi: h.hi,
         within: h.within,
+        pooled_df: pooled.map(|p| p.df),
         blocks_lo: r.lo,
         blocks_hi: r.hi,
     });
     // Where the next run lands, from the runs, and never narrower than the
-    // blocks' own interval from the link's pooled spread: their hull. The
-    // runs' interval is centred on the runs' mean, so this run's figure
+    // blocks' own interval from the link's pooled spread: their hull. A
+    // cell's own chart centres it on the runs' mean, so this run's figure
     // could lie outside it ("140 ns (102 ns … 134 ns)" on the VM,
     // 2026-11-27); the blocks' is centred on this run, so the hull always
     // brackets the figure printed with it. The blocks' interval alone, or
@@ -110,26 +125,41 @@ impl RunView {
     /// [`HistoryView`], its repeat interval from the runs, and a mark when
     /// it lies outside; targets, verdict and summary follow.
     pub fn with_history(mut self, earlier: &[RunView]) -> RunView {
-        let mut past: HashMap<String, Vec<f64>> = HashMap::new();
+        let mut past: HashMap<String, (String, Vec<f64>)> = HashMap::new();
         for v in earlier {
             for r in &v.pingpong {
                 if let Some(f) = pp_figure(r) {
-                    past.entry(pp_key(r)).or_default().push(f);
+                    let (cell, pool) = pp_key(r);
+                    past.entry(cell).or_insert_with(|| (pool, Vec::new())).1.push(f);
                 }
             }
             for r in &v.stream {
                 if let Some(f) = st_figure(r) {
-                    past.entry(st_key(r)).or_default().push(f);
+                    let (cell, pool) = st_key(r);
+                    past.entry(cell).or_insert_with(|| (pool, Vec::new())).1.push(f);
                 }
             }
         }
+        // Each link's run-to-run spread, pooled over its cells' earlier runs
+        // (`icbench_stats::pooled`, as the blocks' spread within a run).
+        let mut by_pool: HashMap<&str, Vec<Vec<f64>>> = HashMap::new();
+        for (pool, figures) in past.values() {
+            by_pool.entry(pool.as_str()).or_default().push(figures.clone());
+        }
+        let pools: HashMap<&str, icbench_stats::pooled::Pooled> = by_pool
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, icbench_stats::pooled::Pooled::of(&v)?)))
+            .collect();
+        let look = |(cell, pool): (String, String)| {
+            (past.get(&cell).map(|p| &p.1), pools.get(pool.as_str()))
+        };
         for r in &mut self.pingpong {
-            let k = pp_key(r);
-            apply(&mut r.replicates, past.get(&k));
+            let (earlier, pooled) = look(pp_key(r));
+            apply(&mut r.replicates, earlier, pooled);
         }
         for r in &mut self.stream {
-            let k = st_key(r);
-            apply(&mut r.replicates, past.get(&k));
+            let (earlier, pooled) = look(st_key(r));
+            apply(&mut r.replicates, earlier, pooled);
         }
         self.rejudged()
     }
@@ -159,16 +189,21 @@ mod tests {
 
     /// A run of shm 64 B ping-pong in three quiet blocks at these p50s.
     fn run(p50s: [u64; 3]) -> RunView {
-        let cells: Vec<CellResult> = p50s
+        runs_of(&[(64, p50s)])
+    }
+
+    /// A run of shm ping-pong cells, each (size, three blocks' p50s).
+    fn runs_of(sizes: &[(u64, [u64; 3])]) -> RunView {
+        let cells: Vec<CellResult> = sizes
             .iter()
-            .enumerate()
-            .map(|(rep, &rtt)| {
+            .flat_map(|&(size, p50s)| p50s.into_iter().enumerate().map(move |b| (size, b)))
+            .map(|(size, (rep, rtt))| {
                 let mut h = LatencyHistogram::new();
                 for _ in 0..100 {
                     h.record(rtt);
                 }
                 CellResult {
-                    key: CellKey::new("shm", Pattern::PingPong, 64).with("rep", rep as u32),
+                    key: CellKey::new("shm", Pattern::PingPong, size).with("rep", rep as u32),
                     outcome: CellOutcome::Measured(CellData {
                         messages: 100,
                         bytes: 6400,
@@ -224,5 +259,33 @@ mod tests {
         // With one earlier run there is no history to speak of.
         let alone = run([789, 790, 792]).with_history(&earlier[..1]);
         assert!(alone.pingpong[0].replicates.as_ref().unwrap().history.is_none());
+    }
+
+    /// Issue #28: eight cells of a link, each 5 % apart between two earlier
+    /// runs, pool to σ = ln 1.05 / √2 per run on 8 df (each cell's two
+    /// logs about their mean), and a third run's interval is its own figure
+    /// ± t₀.₉₇₅,₈ · σ · √2 (2.306 · ln 1.05 = ±11.9 %), beside the blocks'.
+    #[test]
+    fn a_links_cells_pool_their_run_to_run_spread() {
+        let sizes: Vec<u64> = (0..8).map(|i| 1u64 << i).collect();
+        let at = |f: f64| -> RunView {
+            let cells: Vec<(u64, [u64; 3])> = sizes
+                .iter()
+                .map(|&s| {
+                    let c = ((1000 + 10 * s) as f64 * f).round() as u64;
+                    (s, [c, c, c])
+                })
+                .collect();
+            runs_of(&cells)
+        };
+        let earlier = [at(1.0), at(1.05)];
+        let now = at(1.02).with_history(&earlier);
+        let r = now.pingpong[3].replicates.as_ref().unwrap();
+        let h = r.history.as_ref().unwrap();
+        assert_eq!((h.runs, h.pooled_df, h.within), (2, Some(8), true), "{h:?}");
+        let (lo, hi) = r.interval().unwrap();
+        let half = (2.306_004_135 * 1.05f64.ln()).exp();
+        assert!((hi / r.center - half).abs() < 2e-3, "{hi} {} {half}", r.center);
+        assert!((r.center / lo - half).abs() < 2e-3, "{lo} {}", r.center);
     }
 }

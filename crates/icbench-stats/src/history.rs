@@ -81,6 +81,40 @@ pub fn history95(earlier: &[f64], this: f64) -> Option<History> {
     })
 }
 
+/// [`history95`] with the run-to-run spread pooled over a link's cells
+/// (`crate::pooled::Pooled` over each cell's earlier runs' figures): σ on
+/// `df` degrees of freedom in place of each cell's own s on k − 1. A
+/// control chart per cell has 1–9 degrees of freedom (t₀.₉₇₅ = 12.7 …
+/// 2.26); a link's 17 cells over three runs give 34. The limits are
+/// m ± t(df)·σ·√(1 + 1/k); where the next run lands is this run's figure
+/// ± t(df)·σ·√2 (the next run against this one, one run's figure each),
+/// so it brackets the figure and needs no mean over a step. `None` as for
+/// [`history95`].
+pub fn history95_pooled(earlier: &[f64], this: f64, sigma: f64, df: usize) -> Option<History> {
+    let ok = |v: f64| v.is_finite() && v > 0.0;
+    if !ok(this) || !sigma.is_finite() || df == 0 {
+        return None;
+    }
+    let logs: Vec<f64> = earlier.iter().copied().filter(|&v| ok(v)).map(f64::ln).collect();
+    if logs.len() < 2 {
+        return None;
+    }
+    let k = logs.len() as f64;
+    let m = logs.iter().sum::<f64>() / k;
+    let t = t_975(df as f64);
+    let half = t * sigma * (1.0 + 1.0 / k).sqrt();
+    let next = t * sigma * std::f64::consts::SQRT_2;
+    Some(History {
+        runs: logs.len(),
+        center: m.exp(),
+        lo: (m - half).exp(),
+        hi: (m + half).exp(),
+        within: (this.ln() - m).abs() <= half,
+        next_lo: (this.ln() - next).exp(),
+        next_hi: (this.ln() + next).exp(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +145,24 @@ mod tests {
         assert!(h.hi < 300.0, "{h:?}");
         // Counted in, the step widens where the next run lands to hold both.
         assert!(h.next_lo < 250.0 && h.next_hi > 790.0, "{h:?}");
+    }
+
+    /// Known answers: σ = ln 1.1 on 34 df (t₀.₉₇₅,₃₄ = 2.032245), earlier
+    /// 100 and 121 (m = ln 110, k = 2): limits 110 ×/÷ e^(2.032245 · ln 1.1
+    /// · √1.5) = ×/÷ 1.26773; the next run from 112 ×/÷ e^(2.032245 · ln 1.1
+    /// · √2) = ×/÷ 1.31511; a step to 250 is outside.
+    #[test]
+    fn a_pooled_history_has_the_links_degrees_of_freedom() {
+        let s = 1.1f64.ln();
+        let h = history95_pooled(&[100.0, 121.0], 112.0, s, 34).unwrap();
+        let lim = (2.032_244_509 * s * 1.5f64.sqrt()).exp();
+        let nxt = (2.032_244_509 * s * 2.0f64.sqrt()).exp();
+        assert!((lim - 1.267_73).abs() < 1e-5 && (nxt - 1.315_11).abs() < 1e-5, "{lim} {nxt}");
+        assert!(close(h.center, 110.0) && close(h.hi, 110.0 * lim) && close(h.lo, 110.0 / lim));
+        assert!(h.within && close(h.next_hi, 112.0 * nxt) && close(h.next_lo, 112.0 / nxt));
+        assert!(!history95_pooled(&[100.0, 121.0], 250.0, s, 34).unwrap().within);
+        assert!(history95_pooled(&[100.0], 112.0, s, 34).is_none());
+        assert!(history95_pooled(&[100.0, 121.0], 112.0, s, 0).is_none());
     }
 
     #[test]
