@@ -914,8 +914,10 @@ mod tests {
             ),
             "{text}"
         );
+        // The header is prose, wrapped at the text width.
         assert!(
-            text.contains("with too few agreeing blocks for an interval, or their blocks"),
+            text.replace('\n', " ")
+                .contains("with too few agreeing blocks for an interval, or their blocks"),
             "{text}"
         );
         let v = view.verdict.as_ref().unwrap();

@@ -275,7 +275,7 @@ statistics per cell (ns; outliers are flagged, never removed)"
         }
     }
     for n in notes {
-        writeln!(out, "note: {n}")?;
+        super::wrapped(out, &format!("note: {n}"))?;
     }
     let rows = crate::disturbed::counters_rows(view);
     if !rows.is_empty() {

@@ -272,7 +272,7 @@ fn compare_text(view: &crate::compare::CompareView, out: &mut dyn Write) -> std:
         view.alpha
     )?;
     for n in notes {
-        writeln!(out, "note: {n}")?;
+        super::wrapped(out, &format!("note: {n}"))?;
     }
     Ok(())
 }

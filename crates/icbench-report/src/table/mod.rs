@@ -232,13 +232,14 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
     };
     let shown = lines.len().min(MAX_FOOTNOTES);
     let few = lines.iter().any(|l| l.contains("too few agreeing blocks"));
-    writeln!(
-        out,
-        "\nmarked cells (!){}: disturbed, as the kernel's counters show, {}their blocks \
+    let head = format!(
+        "marked cells (!){}: disturbed, as the kernel's counters show, {}their blocks \
          disagree (docs/method.md):",
         if cells { "" } else { " the summary quotes" },
         if few { "with too few agreeing blocks for an interval, or " } else { "or " }
-    )?;
+    );
+    writeln!(out)?;
+    wrapped(out, &head)?;
     for l in &lines[..shown] {
         for w in format::wrap(l, text_width()) {
             writeln!(out, "{w}")?;
@@ -333,7 +334,7 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
         writeln!(out, "machine as recorded: {} · {}", m.hostname, m.cpu_model)?;
         for n in &m.notes {
-            writeln!(out, "note: {n}")?;
+            wrapped(out, &format!("note: {n}"))?;
         }
         return Ok(());
     }
@@ -365,7 +366,7 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
     }
     writeln!(out, "clock {}", clock_line(m))?;
     if let Some(fc) = &m.fast_counter {
-        writeln!(out, "{}", fast_counter(fc))?;
+        wrapped(out, &fast_counter(fc))?;
     }
     if let Some(f) = &m.floor {
         floor_lines(f, out)?;
@@ -376,7 +377,15 @@ pub fn header(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     for n in &m.notes {
-        writeln!(out, "note: {n}")?;
+        wrapped(out, &format!("note: {n}"))?;
+    }
+    Ok(())
+}
+
+/// A line of prose, wrapped at the text width (≤ 100 columns; issue #29).
+pub(crate) fn wrapped(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+    for l in format::wrap(text, text_width()) {
+        writeln!(out, "{l}")?;
     }
     Ok(())
 }
