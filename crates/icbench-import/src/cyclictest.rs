@@ -100,7 +100,7 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             imp.warnings.push(format!("{l}: no histogram (run cyclictest with -h): no statistics"));
             continue;
         }
-        let mut cell = hist_cell(&l, pattern, 0, &buckets);
+        let mut cell = hist_cell(&l, pattern, 0, &buckets)?;
         if let Some(f) = own.and_then(|o| o.get("factors")).and_then(Value::as_object) {
             for (k, v) in f {
                 cell.key = cell.key.with(k, v.as_str().map(String::from).unwrap_or(v.to_string()));
@@ -169,7 +169,7 @@ pub fn parse_hist(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     }
     for (th, b) in columns.iter().enumerate() {
         if !b.is_empty() {
-            imp.cells.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b));
+            imp.cells.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b)?);
         }
     }
     imp.notes.push(

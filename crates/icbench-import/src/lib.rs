@@ -213,13 +213,27 @@ pub(crate) fn rate_cell(
     }
 }
 
-/// A cell from a histogram of (ns, count) buckets.
+/// The most samples a histogram holds: its serialised form (HdrHistogram
+/// V2) counts in i64, and a larger count panicked when the cell was stored
+/// (issue #30 item 3: a bucket of 18446744073709551615).
+pub const MAX_HISTOGRAM_COUNT: u64 = i64::MAX as u64;
+
+/// A cell from a histogram of (ns, count) buckets; an error when the
+/// counts add up past [`MAX_HISTOGRAM_COUNT`].
 pub(crate) fn hist_cell(
     link: &str,
     pattern: Pattern,
     size_bytes: u64,
     buckets: &[(u64, u64)],
-) -> CellResult {
+) -> Result<CellResult, ImportError> {
+    let total = buckets.iter().try_fold(0u64, |s, b| s.checked_add(b.1));
+    if total.is_none_or(|t| t > MAX_HISTOGRAM_COUNT) {
+        let biggest = buckets.iter().map(|b| b.1).max().unwrap_or(0);
+        return Err(ImportError::Input(format!(
+            "{link}: the histogram's counts add up past {MAX_HISTOGRAM_COUNT} (its largest bucket \
+             counts {biggest}), more samples than a histogram holds: is the file damaged?"
+        )));
+    }
     let mut h = LatencyHistogram::new();
     buckets.iter().for_each(|&(v, n)| h.record_n(v, n));
     // Saturating at the largest integer the store keeps (i64::MAX): a
@@ -227,7 +241,7 @@ pub(crate) fn hist_cell(
     // to 0 in a release build and panicked in a debug one.
     let cap = |x: u64| x.min(i64::MAX as u64);
     let messages = buckets.iter().fold(0u64, |s, b| s.saturating_add(b.1));
-    CellResult {
+    Ok(CellResult {
         key: CellKey::new(link, pattern, size_bytes),
         outcome: CellOutcome::Measured(CellData {
             messages,
@@ -248,7 +262,7 @@ pub(crate) fn hist_cell(
             timed_batch: None,
             state: None,
         }),
-    }
+    })
 }
 
 /// A number in a log, with its line for the error.

@@ -317,3 +317,29 @@ fn a_seed_log_given_as_the_other_client_names_the_right_format() {
     let e = e.unwrap_err().to_string();
     assert!(e.starts_with("line 13: ") && e.contains("-f seed-netlink"), "{e}");
 }
+
+/// Issue #30 item 3: a histogram whose counts add up past i64::MAX (a
+/// bucket of 2⁶⁴ − 1) is refused in one line, in every histogram format,
+/// instead of panicking when the cell is stored; i64::MAX itself is kept.
+#[test]
+fn histogram_counts_past_i64_are_refused_in_one_line() {
+    let opts = Options::default();
+    let cases = [
+        (Format::CyclictestHist, "# Histogram\n000008 18446744073709551615\t000000\n"),
+        (
+            Format::CyclictestHist,
+            "# Histogram\n000008 9223372036854775807\t000000\n000009 1\t000000\n",
+        ),
+        (Format::CyclictestJson, r#"{"thread":{"0":{"histogram":{"8":18446744073709551615}}}}"#),
+    ];
+    for (f, text) in cases {
+        let e = parse(f, text, &opts).unwrap_err().to_string();
+        assert!(e.contains("the histogram's counts add up past 9223372036854775807"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    let max = "# Histogram\n000008 9223372036854775807\t000000\n";
+    let imp = parse(Format::CyclictestHist, max, &opts).unwrap();
+    let h = data(&imp, 0).latency.as_ref().unwrap();
+    assert_eq!(h.len(), i64::MAX as u64);
+    assert!(!h.to_blob().is_empty(), "a histogram of i64::MAX samples serialises");
+}
