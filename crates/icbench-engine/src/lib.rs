@@ -37,7 +37,7 @@ use icbench_model::{CellKey, CellOutcome, CellResult, Direction, Pattern};
 pub use icbench_proto::Protocol;
 
 pub use common_clock::ClockChecks;
-pub use pattern::{Budget, CellError};
+pub use pattern::{Budget, CellError, MAX_STREAM_WINDOW};
 pub use peer::Fault;
 
 use disturb::{Sampler, Task};

@@ -537,7 +537,7 @@ pub struct RunArgs {
     #[arg(long, env = "ICBENCH_NO_REMEASURE", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_remeasure: bool,
 
-    /// Messages in flight in the stream pattern.
+    /// Messages in flight in the stream pattern (2 to 65536).
     #[arg(long, default_value_t = 32, value_name = "N")]
     pub window: u32,
 

@@ -348,6 +348,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "0"], "size 0 is not allowed"),
         (vec!["run", "-s", "65M"], "above the largest allowed"),
         (vec!["run", "--fifo", "0"], "priorities run from 1 to 99"),
+        // Issue #30 item 2: 2³¹ panicked in the engine's sizing; 2·10⁷ timed
+        // out every cell.
+        (vec!["run", "-p", "stream", "--window", "2147483648"], "at most 65536 messages in flight"),
+        (vec!["run", "-p", "stream", "--window", "20000000"], "at most 65536 messages in flight"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
         // issue #22: panics, and timeouts the watchdog cannot honour
         (vec!["run", "--timeout", "99999999999999999999h"], "longest allowed, 7 days"),

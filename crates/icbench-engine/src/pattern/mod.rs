@@ -14,6 +14,7 @@
 
 mod pingpong;
 mod sizing;
+pub use sizing::MAX_STREAM_WINDOW;
 mod stream;
 
 pub(crate) use pingpong::Echoer;

@@ -38,6 +38,16 @@ pub(crate) fn refine_pace(probe_per_ns: f64, warm_ns: u64, warm: u32) -> f64 {
     probe_per_ns.min(warm_ns as f64 / f64::from(warm))
 }
 
+/// The largest stream window (messages in flight): a cell measures at
+/// least four windows after probing with six, so a window of 2³¹ overflowed
+/// the probe's count and asked for more than the 5·10⁷ messages a stream
+/// cell measures at most (a panic, issue #30 item 2), and one of 2·10⁷ made
+/// every cell outlive its timeout on a system-call link. 65 536 in flight is
+/// past every link's own buffer, where a larger window measures nothing
+/// more, and keeps the least count (262 144 messages) within seconds on the
+/// slowest local link.
+pub const MAX_STREAM_WINDOW: u32 = 65_536;
+
 /// How a cell learns its link's pace before it measures: a probe of
 /// `groups` timed phases of `per_group` messages ([`probe_pace`]), then a
 /// warm-up of a fifth of the count the probe suggests, whose pace corrects
@@ -72,6 +82,7 @@ impl Sizing {
         Sizing { groups: 4, per_group: PROBE_MESSAGES / 4, min: 50, max: 5_000_000 };
 
     /// Stream: 3 groups of two windows, at least four windows measured.
+    /// `window` is at most [`MAX_STREAM_WINDOW`] (the CLI refuses more).
     pub(crate) fn stream(window: u32) -> Sizing {
         Sizing { groups: 3, per_group: window * 2, min: u64::from(window) * 4, max: 50_000_000 }
     }

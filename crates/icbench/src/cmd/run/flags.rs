@@ -291,6 +291,14 @@ pub(crate) fn settings(a: &RunArgs, source: String) -> Result<FlagSettings> {
             a.window
         )));
     }
+    if a.window > icbench_engine::MAX_STREAM_WINDOW {
+        return Err(bad(format!(
+            "--window {}: at most {} messages in flight (every cell measures at least four \
+             windows; a larger one is past every link's buffer)",
+            a.window,
+            icbench_engine::MAX_STREAM_WINDOW
+        )));
+    }
     let nanos = |d: std::time::Duration| d.as_nanos().min(u128::from(u64::MAX)) as u64;
     let timeout = sizes::duration(&a.timeout).map_err(|e| bad(format!("--timeout: {e}")))?;
     if timeout < icbench_engine::MIN_TIMEOUT {
