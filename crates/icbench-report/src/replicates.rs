@@ -5,10 +5,16 @@
 //! the blocks' own figures for the interval a repeat run will land in
 //! (`icbench_stats::repeat_interval95`).
 //!
-//! A block the kernel's counters show disturbed is left out of the figures
-//! when at least two undisturbed blocks remain (the run re-measures such
-//! blocks); a cell whose blocks disagree by more than [`DISAGREE`] is
-//! marked, since a repeat run could land anywhere in that range.
+//! A block the kernel's counters show disturbed — beyond its link's own
+//! work (`icbench_stats::disturbance::own_work`, issue #28 item 4) — is left
+//! out of the figures when at least two undisturbed blocks remain (the run
+//! re-measures such blocks).
+//!
+//! The cells of one link pool their blocks' spread (issue #28,
+//! `icbench_stats::pooled`): with a pool, a cell's interval is from the
+//! link's σ and its blocks disagree when they spread more than the link's
+//! other cells; without one (a link of one or two sizes) a cell's blocks
+//! disagree beyond [`DISAGREE`] and give their own interval.
 //!
 //! No impossible intervals (issue #28 item 5): a cell with fewer than
 //! [`MIN_INTERVAL_BLOCKS`] usable blocks has no repeat interval — with two,
