@@ -30,6 +30,7 @@ pub mod table;
 pub mod targets;
 #[cfg(test)]
 mod testing;
+pub mod verdict;
 pub mod view;
 
 pub use disturbed::DisturbanceView;

@@ -51,7 +51,7 @@ pub struct RunView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub floor_drift: Option<crate::disturbed::FloorDriftView>,
     /// Whether the run's figures can be quoted (issue #15).
-    pub verdict: Option<crate::replicates::RunVerdict>,
+    pub verdict: Option<crate::verdict::RunVerdict>,
     /// The best link per message size class, and the others against it
     /// (issue #18).
     pub summary: crate::summary::Summary,
@@ -645,7 +645,7 @@ impl RunView {
     }
 
     fn judged(mut self) -> RunView {
-        self.verdict = Some(crate::replicates::RunVerdict::of(&self));
+        self.verdict = Some(crate::verdict::RunVerdict::of(&self));
         self.summary = crate::summary::summarize(&self);
         self
     }
