@@ -475,6 +475,42 @@ fn a_corrupted_echo_is_caught_and_named() {
     assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
 }
 
+/// Issue #30 item 7: a `--json-stream` reader that closes its end after
+/// the first line does not end the run: every cell is measured and
+/// stored, stderr and the run's notes say the stream was closed, exit 0.
+#[test]
+fn a_closed_json_stream_reader_leaves_the_run_measuring_and_says_so() {
+    use std::io::BufRead;
+    let db = db();
+    let mut child = common::icbench_process()
+        .args(["run", "--no-floor", "--json-stream", "--cell-time", "20ms"])
+        // Eight cells: the reader closes right after the first line, long
+        // before the last is written, however loaded the machine.
+        .args(["-L", "pipe", "-p", "pingpong", "-s", "1-128", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    drop(out);
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{err}");
+    assert!(err.contains("the --json-stream reader closed its end after"), "{err}");
+    let shown = icbench().args(["show", "1", "--json", "--db"]).arg(&db.path).output().unwrap();
+    let run: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(run["meta"]["status"], "finished", "{run}");
+    assert_eq!(run["pingpong"].as_array().unwrap().len(), 8, "every cell stored");
+    let notes = run["meta"]["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n.as_str().unwrap().contains("--json-stream reader")),
+        "{notes:?}"
+    );
+}
+
 /// A signal mid-run keeps every finished cell. It goes as soon as the
 /// first cell is stored (its `--json-stream` line, written after the
 /// commit), never after a fixed sleep: under qemu-user a 1.5 s sleep had

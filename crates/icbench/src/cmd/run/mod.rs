@@ -569,7 +569,12 @@ fn finish(
         let end = serde_json::json!({
             "event": "end", "run": id.0, "status": status.as_str(), "cells": stored.cells.len(),
         });
-        writeln!(out, "{end}")?;
+        // A reader that closed its end has been told of in a note already.
+        if let Err(e) = writeln!(out, "{end}").and_then(|()| out.flush())
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(e.into());
+        }
     } else {
         if a.json {
             icbench_report::json::run(&view, &mut out)?;

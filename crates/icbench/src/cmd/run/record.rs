@@ -109,8 +109,29 @@ impl<'a> Recorder<'a> {
         self.stored += 1;
         if self.json_stream {
             let mut out = std::io::stdout().lock();
-            icbench_report::json::cell_line(self.run.0, plan.index, self.total, result, &mut out)?;
-            out.flush()?;
+            let sent = icbench_report::json::cell_line(
+                self.run.0, plan.index, self.total, result, &mut out,
+            )
+            .and_then(|()| out.flush());
+            match sent {
+                Ok(()) => {}
+                // The reader went away (`--json-stream | head`): the run goes
+                // on, storing every cell, and says so once (issue #30 item 7:
+                // it used to end there, silently, with exit 0).
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    self.json_stream = false;
+                    let note = format!(
+                        "the --json-stream reader closed its end after {} of {} cells; the run \
+                         went on and stored every cell (`icbench show {} --json` has them)",
+                        self.stored - 1,
+                        self.total,
+                        self.run.0
+                    );
+                    eprintln!("icbench: {note}");
+                    self.run_note(&note);
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         Ok(())
     }
