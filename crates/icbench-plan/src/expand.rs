@@ -515,6 +515,16 @@ pub fn expand(file: &PlanFile, ctx: &Context) -> Result<Plan, PlanError> {
         ));
     }
     let reps = file.repetitions;
+    // Issue #30 item 6: 216 treatments × 100 000 repetitions built 21.6
+    // million cells (4.9 GB) before a word was printed.
+    let total = treatments.len().checked_mul(reps as usize);
+    if total.is_none_or(|n| n > MAX_CELLS) {
+        return Err(PlanError::whole(format!(
+            "{} treatments × {reps} repetitions is more than {MAX_CELLS} cells: fewer \
+             repetitions or a subset with [[cell]]",
+            treatments.len()
+        )));
+    }
     let mut cells = Vec::with_capacity(treatments.len() * reps as usize);
     for t in treatments {
         for rep in 0..reps {

@@ -10,6 +10,7 @@ mod cli;
 mod cmd;
 mod doctor;
 mod error;
+mod files;
 mod meta;
 use icbench_plan::units as sizes;
 

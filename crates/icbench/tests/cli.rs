@@ -352,6 +352,9 @@ fn bad_input_is_one_line_and_exit_code_2() {
         // out every cell.
         (vec!["run", "-p", "stream", "--window", "2147483648"], "at most 65536 messages in flight"),
         (vec!["run", "-p", "stream", "--window", "20000000"], "at most 65536 messages in flight"),
+        // Issue #30 item 6: read for ever before (`plan check /dev/zero`
+        // too: tests/plans.rs).
+        (vec!["run", "--plan", "/dev/urandom"], "not a regular file: give the plan itself"),
         (vec!["run", "--timeout", "soon"], "is not a duration"),
         // issue #22: panics, and timeouts the watchdog cannot honour
         (vec!["run", "--timeout", "99999999999999999999h"], "longest allowed, 7 days"),

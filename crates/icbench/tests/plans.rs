@@ -66,6 +66,11 @@ fn plan_check_describes_a_good_plan_and_names_the_line_of_a_bad_one() {
         "{text}"
     );
     assert!(text.contains("varied: link (2 levels), size (2 levels)"), "{text}");
+    // Issue #30 item 6: a device is refused at once (it was read for ever).
+    let out = icbench().args(["plan", "check", "/dev/zero"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/dev/zero: not a regular file: give the plan itself"), "{err}");
     assert!(text.contains("estimated duration"), "{text}");
 
     let out = icbench().args(["plan", "check", "--json"]).arg(&good).output().unwrap();

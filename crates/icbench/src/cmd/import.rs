@@ -26,33 +26,6 @@ fn fnv1a64(data: &[u8]) -> u64 {
 /// The largest file imported: every tool's result file is far smaller.
 const MAX_IMPORT_BYTES: u64 = 64 << 20;
 
-/// The file's bytes, if it is a regular file of at most
-/// [`MAX_IMPORT_BYTES`] (a FIFO or /dev/zero would be read for ever,
-/// issue #22). The read itself is bounded too, for a file that grows.
-fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let shown = path.display();
-    let cannot = |e: std::io::Error| bad(format!("{shown}: cannot read it: {e}"));
-    let f = std::fs::File::open(path).map_err(cannot)?;
-    let m = f.metadata().map_err(cannot)?;
-    if !m.is_file() {
-        return Err(bad(format!("{shown}: not a regular file: give the result file itself")));
-    }
-    if m.len() > MAX_IMPORT_BYTES {
-        return Err(bad(format!(
-            "{shown}: {} bytes is larger than any result file ({} MiB at most): is it the right file?",
-            m.len(),
-            MAX_IMPORT_BYTES >> 20
-        )));
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_IMPORT_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
-    if bytes.len() as u64 > MAX_IMPORT_BYTES {
-        return Err(bad(format!("{shown}: grew past {} MiB while read", MAX_IMPORT_BYTES >> 20)));
-    }
-    Ok(bytes)
-}
-
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     let format = Format::parse_name(&a.format).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
@@ -63,7 +36,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|s| crate::sizes::parse_one(s).map_err(|e| bad(format!("--size: {e}"))))
         .transpose()?;
-    let bytes = read_bounded(&a.file)?;
+    let bytes = crate::files::read_bounded(&a.file, MAX_IMPORT_BYTES, "result file")?;
     let text = String::from_utf8_lossy(&bytes);
     let opts = Options { link: a.link.clone(), size_bytes };
     let imp = icbench_import::parse(format, &text, &opts)

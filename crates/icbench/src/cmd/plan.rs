@@ -14,11 +14,13 @@ use icbench_plan::{Order, Plan, PlanCell, estimate};
 use crate::cli::PlanCheckArgs;
 use crate::error::bad;
 
+/// The largest plan file: every example plan is under 4 KiB.
+pub(crate) const MAX_PLAN_BYTES: u64 = 1 << 20;
+
 /// Reads and expands a plan file; an error names the file and the line.
 /// Also says whether the file gave the seed.
 pub(crate) fn load(path: &Path, ctx: &icbench_plan::Context) -> Result<(Plan, bool)> {
-    let src = std::fs::read_to_string(path)
-        .map_err(|e| bad(format!("{}: cannot read it: {e}", path.display())))?;
+    let src = crate::files::read_text(path, MAX_PLAN_BYTES, "plan")?;
     icbench_plan::parse(&src)
         .and_then(|f| Ok((icbench_plan::expand(&f, ctx)?, f.seed.is_some())))
         .map_err(|e| bad(format!("{}: {e}", path.display())))

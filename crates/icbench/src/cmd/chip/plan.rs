@@ -75,17 +75,8 @@ impl Levels {
 /// (and the line, for a parse error).
 pub(super) fn read(path: &Path) -> Result<ChipPlan> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| bad(format!("--plan {shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err(bad(format!("--plan {shown}: not a regular file")));
-    }
-    if meta.len() > MAX_BYTES {
-        return Err(bad(format!(
-            "--plan {shown}: {} bytes, past the 1 MiB a plan may have",
-            meta.len()
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("--plan {shown}: {e}")))?;
+    let text =
+        crate::files::read_text(path, MAX_BYTES, "plan").map_err(|e| bad(format!("--plan {e}")))?;
     toml::from_str(&text).map_err(|e| {
         let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
         let msg = e.message().lines().next().unwrap_or("not a plan").to_string();
