@@ -478,26 +478,42 @@ fn a_corrupted_echo_is_caught_and_named() {
     assert!(reason(&r[0]).contains("messages corrupted"), "{}", reason(&r[0]));
 }
 
-/// Issue #30 item 7: a `--json-stream` reader that closes its end after
-/// the first line does not end the run: every cell is measured and
-/// stored, stderr and the run's notes say the stream was closed, exit 0.
-#[test]
-fn a_closed_json_stream_reader_leaves_the_run_measuring_and_says_so() {
+/// Starts `icbench run --no-floor --json-stream --cell-time CELL ARGS --db
+/// DB` and waits for its first line — the first cell, stored: the child,
+/// its standard output past that line, and the line.
+fn stream_run(
+    db: &Path,
+    cell_time: &str,
+    args: &[&str],
+    stderr: std::process::Stdio,
+) -> (std::process::Child, std::io::BufReader<std::process::ChildStdout>, String) {
     use std::io::BufRead;
-    let db = db();
+    // Through the target's runner (qemu-user for ARM) when there is one.
     let mut child = common::icbench_process()
-        .args(["run", "--no-floor", "--json-stream", "--cell-time", "20ms"])
-        // Eight cells: the reader closes right after the first line, long
-        // before the last is written, however loaded the machine.
-        .args(["-L", "pipe", "-p", "pingpong", "-s", "1-128", "--db"])
-        .arg(&db.path)
+        .args(["run", "--no-floor", "--json-stream", "--cell-time", cell_time])
+        .args(args)
+        .arg("--db")
+        .arg(db)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    (child, out, first)
+}
+
+/// Issue #30 item 7: a `--json-stream` reader that closes its end after
+/// the first line does not end the run: every cell is measured and
+/// stored, stderr and the run's notes say the stream was closed, exit 0.
+#[test]
+fn a_closed_json_stream_reader_leaves_the_run_measuring_and_says_so() {
+    let db = db();
+    // Eight cells: the reader closes right after the first line, long
+    // before the last is written, however loaded the machine.
+    let args = ["-L", "pipe", "-p", "pingpong", "-s", "1-128"];
+    let (child, out, _) = stream_run(&db.path, "20ms", &args, std::process::Stdio::piped());
     drop(out);
     let done = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&done.stderr);
@@ -519,20 +535,9 @@ fn a_closed_json_stream_reader_leaves_the_run_measuring_and_says_so() {
 /// commit), never after a fixed sleep: under qemu-user a 1.5 s sleep had
 /// ended before any cell (issue #14). Returns the exit code and the run.
 fn signal_mid_run(sig: i32) -> (Option<i32>, Value) {
-    use std::io::BufRead;
     let db = db();
-    // Through the target's runner (qemu-user for ARM) when there is one.
-    let mut child = common::icbench_process()
-        .args(["run", "--no-floor", "--json-stream", "--cell-time", "50ms"])
-        .args(["-L", "pipe", "-L", "unix", "-s", "1-64K", "--db"])
-        .arg(&db.path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    let args = ["-L", "pipe", "-L", "unix", "-s", "1-64K"];
+    let (child, mut out, first) = stream_run(&db.path, "50ms", &args, std::process::Stdio::piped());
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, sig) };
     let sent = std::time::Instant::now();
@@ -763,19 +768,10 @@ fn fifo_and_mlock_say_what_to_do_when_not_permitted() {
 /// (kill -9), the run shows as abandoned and resumes (issue #22).
 #[test]
 fn a_run_being_measured_cannot_be_resumed_twice_and_an_abandoned_one_can() {
-    use std::io::BufRead;
     let db = db();
-    let mut child = common::icbench_process()
-        .args(["run", "--no-floor", "--json-stream", "--cell-time", "50ms"])
-        .args(["-L", "pipe", "-s", "1-64K", "-p", "pingpong", "--db"])
-        .arg(&db.path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    assert!(out.read_line(&mut first).unwrap() > 0, "the run ended before its first cell");
+    let args = ["-L", "pipe", "-s", "1-64K", "-p", "pingpong"];
+    // Its output stays open (`_out`) while the run is asked about.
+    let (mut child, _out, _) = stream_run(&db.path, "50ms", &args, std::process::Stdio::null());
     let status = |db: &std::path::Path| {
         let list = icbench().args(["runs", "--json", "--db"]).arg(db).output().unwrap();
         let list: Value = serde_json::from_slice(&list.stdout).unwrap();
