@@ -246,13 +246,17 @@ fn resume_after_kill_9_measures_the_rest_and_loses_nothing() {
     treatments.dedup();
     assert_eq!(treatments.len(), 24, "no cell measured twice");
     // The cells stored before the kill are the ones streamed, unchanged —
-    // but for each link's own work, which the view reckons from all of the
-    // run's blocks (issue #28 item 4), so more blocks move it.
+    // their counters included — but for the view's judgement of them: each
+    // link's own work is reckoned from all of the run's blocks (issue #28
+    // item 4), so the blocks measured after the resume move it, and with it
+    // whether a block counts as disturbed and why.
     let strip = |rows: &[Value]| -> Vec<Value> {
         let mut rows = rows.to_vec();
         for r in &mut rows {
             if let Some(d) = r["disturbance"].as_object_mut() {
-                d.remove("own_work");
+                for judged in ["own_work", "disturbed", "causes"] {
+                    d.remove(judged);
+                }
             }
         }
         rows
