@@ -209,6 +209,14 @@ pub struct CellData {
 pub struct StateProbe {
     /// Median one-cache-line round trip, ns (the floor's trip, fewer samples).
     pub line_rtt_ns: f64,
+    /// Median cross-CPU wake-up round trip, ns: one byte each way over a
+    /// Unix socket pair to a thread asleep in `read` on the peer CPU — the
+    /// covariate of the links whose waiting end sleeps (issue #28 item 1:
+    /// on the 2-vCPU VM a pipe block's p50 moved ±13 % from one 20 ms
+    /// block to the next while the line trip did not, and followed this
+    /// probe). `None`: not probed (schema before 16, or the peer CPU did
+    /// not answer).
+    pub wake_rtt_ns: Option<f64>,
     /// What the probe took, ns: its cost to the run.
     pub cost_ns: u64,
     /// Probes `line_rtt_ns` is the median of: 1 for a block; a cell's

@@ -94,6 +94,12 @@ pub const CSV_COLUMNS: &[&str] = &[
     // and whether this run's figure lies within their limits.
     "history_runs",
     "history_within",
+    // The wake-up trip of the probe (issue #28 item 1: the covariate of the
+    // links whose waiting end sleeps; the median of the used blocks' for a
+    // cell of several), and a replicated ping-pong's p50 over the wake-up
+    // trip around each block (their geometric mean).
+    "state_wake_rtt_ns",
+    "p50_over_wake",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -207,6 +213,10 @@ impl Line<'_> {
         let h = r.and_then(|r| r.history.as_ref());
         rec.push(int(h.map(|h| h.runs)));
         rec.push(int(h.map(|h| h.within)));
+        rec.push(num(st.and_then(|s| s.wake_rtt_ns)));
+        rec.push(num(r
+            .and_then(|r| r.states.as_ref())
+            .and_then(|s| s.wake.as_ref()?.p50_over_wake)));
         rec
     }
 }
@@ -415,8 +425,12 @@ mod tests {
         let probed = |rep: &str, p50: u64, line: f64| {
             let mut c = cell(Some(rep), p50);
             if let CellOutcome::Measured(d) = &mut c.outcome {
-                d.state =
-                    Some(icbench_model::StateProbe { line_rtt_ns: line, cost_ns: 5, probes: 1 });
+                d.state = Some(icbench_model::StateProbe {
+                    line_rtt_ns: line,
+                    wake_rtt_ns: Some(line * 100.0),
+                    cost_ns: 5,
+                    probes: 1,
+                });
             }
             c
         };
@@ -448,6 +462,16 @@ mod tests {
         let ratio: f64 = rep[col("p50_over_line")].parse().unwrap();
         let p50: f64 = rep[col("p50_ns")].parse().unwrap();
         assert!((ratio - p50 / 200.0).abs() < 1e-9, "{ratio}");
+        // The wake-up trips 21, 20 and 19 µs: their median, and each
+        // block's p50 over the trip around it (its own probe's and the
+        // next block's; the last block's own alone).
+        assert_eq!(&rep[col("state_wake_rtt_ns")], "20000");
+        let around = [(21_000.0f64 * 20_000.0).sqrt(), (20_000.0f64 * 19_000.0).sqrt(), 19_000.0];
+        let p50s = [10_000.0f64, 10_200.0, 9_900.0];
+        let want = (p50s.iter().zip(around).map(|(p, w)| (p / w).ln()).sum::<f64>() / 3.0).exp();
+        let got: f64 = rep[col("p50_over_wake")].parse().unwrap();
+        // The blocks' p50s as the histogram holds them: within its 0.1 %.
+        assert!((got / want - 1.0).abs() < 2e-3, "{got} ≠ {want}");
         assert_eq!(&rep[col("history_runs")], "", "no earlier runs were given");
         let single = rows.iter().find(|l| &l[col("size_bytes")] == "1").unwrap();
         assert_eq!((&single[col("rep_blocks")], &single[col("factors")]), ("", ""));

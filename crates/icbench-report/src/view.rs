@@ -128,6 +128,11 @@ pub struct StateView {
     /// just before the block, ns (the median of the blocks' probes for a
     /// cell of several).
     pub line_rtt_ns: f64,
+    /// Median cross-CPU wake-up round trip measured just before the block,
+    /// ns (the median of the blocks' for a cell of several); absent when
+    /// not probed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake_rtt_ns: Option<f64>,
     /// Probes it is from.
     pub probes: u32,
     /// What the probes took, ns.
@@ -142,6 +147,7 @@ impl StateView {
         let p = d.state?;
         Some(StateView {
             line_rtt_ns: p.line_rtt_ns,
+            wake_rtt_ns: p.wake_rtt_ns,
             probes: p.probes,
             cost_ns: p.cost_ns,
             p50_over_line: p50_ns.filter(|_| p.line_rtt_ns > 0.0).map(|v| v / p.line_rtt_ns),

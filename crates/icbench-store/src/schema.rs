@@ -31,6 +31,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0013_run_labels.sql"),
     include_str!("migrations/0014_run_origin.sql"),
     include_str!("migrations/0015_state_probe.sql"),
+    include_str!("migrations/0016_state_wake.sql"),
 ];
 
 /// The schema version this build writes and understands.

@@ -127,6 +127,48 @@ pub struct StatesView {
     /// The probe explains the blocks' spread: the figures disagree, and
     /// their ratios to the probe agree (or spread half as much on logs).
     pub explains: bool,
+    /// The blocks against the wake-up trip around each (issue #28 item 1);
+    /// absent unless at least two used blocks have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wake: Option<WakeView>,
+}
+
+/// A cell's blocks against the cross-CPU wake-up trip around each: the
+/// geometric mean of the wake-up probe taken before the block and the one
+/// taken before the next block measured on the same CPUs (the block lies
+/// between them). The covariate of the links whose waiting end sleeps:
+/// on the 2-vCPU VM their blocks moved with it, not with the line.
+#[derive(Debug, Clone, Serialize)]
+pub struct WakeView {
+    /// Each used block's wake-up trip around it, ns (`null`: none).
+    pub wake_rtt_ns: Vec<Option<f64>>,
+    /// Ping-pong: the p50 ÷ the wake-up trip, the geometric mean over the
+    /// blocks that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_over_wake: Option<f64>,
+    /// Largest ÷ smallest of the blocks' figures (as times) ÷ their wake-up
+    /// trips.
+    pub ratio_spread: f64,
+    /// The wake-up trip explains the blocks' spread, as the line does in
+    /// [`StatesView::explains`].
+    pub explains: bool,
+}
+
+impl WakeView {
+    /// From the used blocks' figures and the wake-up trips around them
+    /// (NaN where none), in block order; `None` with fewer than two.
+    fn of(metric: &str, values: &[f64], wakes: &[f64]) -> Option<WakeView> {
+        let rate = metric == "bytes_per_s";
+        let times: Vec<f64> = values.iter().map(|&v| if rate { 1.0 / v } else { v }).collect();
+        let fit = icbench_stats::state::fit_states(&times, wakes, DISAGREE)?;
+        let ratio = fit.ratio?;
+        Some(WakeView {
+            wake_rtt_ns: wakes.iter().map(|&w| Some(w).filter(|w| w.is_finite())).collect(),
+            p50_over_wake: Some(ratio.center).filter(|_| !rate),
+            ratio_spread: ratio.spread,
+            explains: fit.explains,
+        })
+    }
 }
 
 /// The blocks of one state.
@@ -144,7 +186,7 @@ impl StatesView {
     /// for a block without one), in block order. A rate is turned into a
     /// time per byte to be set against the line trip, so that "explains"
     /// means the same for both metrics.
-    fn of(metric: &str, values: &[f64], lines: &[f64]) -> Option<StatesView> {
+    fn of(metric: &str, values: &[f64], lines: &[f64], wakes: &[f64]) -> Option<StatesView> {
         let rate = metric == "bytes_per_s";
         let times: Vec<f64> = values.iter().map(|&v| if rate { 1.0 / v } else { v }).collect();
         let fit = icbench_stats::state::fit_states(&times, lines, DISAGREE)?;
@@ -167,6 +209,7 @@ impl StatesView {
             p50_over_line: ratio.as_ref().map(|r| r.center),
             ratio_spread: ratio.as_ref().map(|r| r.spread),
             explains: fit.explains,
+            wake: WakeView::of(metric, values, wakes),
         })
     }
 }
@@ -314,6 +357,15 @@ pub fn disagreement(r: &ReplicatesView) -> String {
                 crate::format::ratio(ratio)
             ));
         }
+    }
+    if let Some(w) = r.states.as_ref().and_then(|st| st.wake.as_ref()).filter(|w| w.explains) {
+        let ratio = w
+            .p50_over_wake
+            .map_or(String::new(), |v| format!(", p50 ÷ wake-up {}", crate::format::ratio(v)));
+        s.push_str(&format!(
+            "; the wake-up trip around each block follows them (their ratios within {:.2}×{ratio})",
+            w.ratio_spread
+        ));
     }
     s
 }
@@ -489,14 +541,17 @@ fn merge(used: &[&CellData]) -> CellData {
 }
 
 /// The state of blocks shown as one: the median of their probes' line
-/// trips (the upper median of an even count), their total cost; `None`
-/// unless every block was probed.
+/// trips and of their wake-up trips (the upper median of an even count),
+/// their total cost; `None` unless every block was probed.
 fn merged_state(used: &[&CellData]) -> Option<icbench_model::StateProbe> {
     let mut probes: Vec<icbench_model::StateProbe> =
         used.iter().map(|d| d.state).collect::<Option<_>>()?;
+    let mut wakes: Vec<f64> = probes.iter().filter_map(|p| p.wake_rtt_ns).collect();
+    wakes.sort_by(f64::total_cmp);
     probes.sort_by(|a, b| a.line_rtt_ns.total_cmp(&b.line_rtt_ns));
     Some(icbench_model::StateProbe {
         line_rtt_ns: probes.get(probes.len() / 2)?.line_rtt_ns,
+        wake_rtt_ns: wakes.get(wakes.len() / 2).copied(),
         cost_ns: probes.iter().map(|p| p.cost_ns).fold(0, u64::saturating_add),
         probes: probes.iter().map(|p| p.probes).sum(),
     })
@@ -524,7 +579,33 @@ fn add_channels(into: &mut Vec<icbench_model::ChannelData>, block: &[icbench_mod
     }
 }
 
-fn merge_group(key: CellKey, blocks: &[&CellResult], own: OwnWork) -> Grouped {
+/// The wake-up trip around each stored block, in `cells`' order (the
+/// run's): the geometric mean of its own probe's and that of the next
+/// block measured on the same CPUs (the same `cpus` factor), or its own
+/// alone for the last; NaN for a block without one.
+fn wake_around(cells: &[CellResult]) -> Vec<f64> {
+    let wake = |c: &CellResult| match &c.outcome {
+        CellOutcome::Measured(d) => {
+            d.state.and_then(|s| s.wake_rtt_ns).filter(|w| w.is_finite() && *w > 0.0)
+        }
+        _ => None,
+    };
+    let mut out = vec![f64::NAN; cells.len()];
+    let mut next: BTreeMap<Option<&String>, f64> = BTreeMap::new();
+    for (i, c) in cells.iter().enumerate().rev() {
+        let cpus = c.key.factors.get("cpus");
+        if let Some(w) = wake(c) {
+            out[i] = next.get(&cpus).map_or(w, |n| (w * n).sqrt());
+            next.insert(cpus, w);
+        }
+    }
+    out
+}
+
+fn merge_group(key: CellKey, blocks: &[Block], own: OwnWork) -> Grouped {
+    let wake_of: Vec<f64> = blocks.iter().map(|b| b.1).collect();
+    let blocks: Vec<&CellResult> = blocks.iter().map(|b| b.0).collect();
+    let blocks = blocks.as_slice();
     let k = blocks.len();
     if let Some((i, reason)) = blocks.iter().enumerate().find_map(|(i, c)| match &c.outcome {
         CellOutcome::Failed { reason } => Some((i, reason)),
@@ -551,8 +632,19 @@ fn merge_group(key: CellKey, blocks: &[&CellResult], own: OwnWork) -> Grouped {
             disturbance: None,
         };
     }
-    let quiet: Vec<&CellData> = measured.iter().copied().filter(|d| !disturbed(d, own)).collect();
-    let used = if quiet.len() >= 2 { quiet } else { measured.clone() };
+    // Each measured block with the wake-up trip around it.
+    let measured_wake: Vec<(&CellData, f64)> = blocks
+        .iter()
+        .zip(&wake_of)
+        .filter_map(|(c, &w)| match &c.outcome {
+            CellOutcome::Measured(d) => Some((d, w)),
+            _ => None,
+        })
+        .collect();
+    let quiet: Vec<(&CellData, f64)> =
+        measured_wake.iter().copied().filter(|(d, _)| !disturbed(d, own)).collect();
+    let used_wake = if quiet.len() >= 2 { quiet } else { measured_wake };
+    let used: Vec<&CellData> = used_wake.iter().map(|u| u.0).collect();
     let mut metric = "p50_ns";
     let values: Vec<f64> = used
         .iter()
@@ -567,7 +659,9 @@ fn merge_group(key: CellKey, blocks: &[&CellResult], own: OwnWork) -> Grouped {
         .filter(|d| figure(key.pattern, d).1.is_some())
         .map(|d| d.state.map_or(f64::NAN, |p| p.line_rtt_ns))
         .collect();
-    let states = StatesView::of(metric, &values, &lines);
+    let wakes: Vec<f64> =
+        used_wake.iter().filter(|(d, _)| figure(key.pattern, d).1.is_some()).map(|u| u.1).collect();
+    let states = StatesView::of(metric, &values, &lines, &wakes);
     let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values)
         .map(|r| ReplicatesView { states, ..r });
     let merged = merge(&used);
@@ -583,6 +677,9 @@ fn merge_group(key: CellKey, blocks: &[&CellResult], own: OwnWork) -> Grouped {
 /// blocks.
 type SortKey = (String, Pattern, Vec<(String, String)>, u64, String);
 
+/// A stored block with the wake-up trip around it ([`wake_around`]).
+type Block<'a> = (&'a CellResult, f64);
+
 /// The cells of a run as shown: cells that differ only in `rep` merged
 /// into one, ordered by link, pattern, direction, size and other factors;
 /// a run without replicates as stored, in its order.
@@ -591,8 +688,9 @@ pub fn group(cells: &[CellResult]) -> Vec<Grouped> {
         return each(cells);
     }
     let own = own_work(cells);
-    let mut groups: BTreeMap<SortKey, (CellKey, Vec<&CellResult>)> = BTreeMap::new();
-    for c in cells {
+    let around = wake_around(cells);
+    let mut groups: BTreeMap<SortKey, (CellKey, Vec<Block>)> = BTreeMap::new();
+    for (c, &wake) in cells.iter().zip(&around) {
         let key = without_rep(&c.key);
         let others: Vec<(String, String)> =
             key.factors.iter().map(|(a, b)| (a.clone(), b.clone())).collect();
@@ -603,7 +701,7 @@ pub fn group(cells: &[CellResult]) -> Vec<Grouped> {
             key.size_bytes,
             format!("{:?}{:?}", key.protocol, key.blocks),
         );
-        groups.entry(sort).or_insert_with(|| (key, Vec::new())).1.push(c);
+        groups.entry(sort).or_insert_with(|| (key, Vec::new())).1.push((c, wake));
     }
     let mut out: Vec<Grouped> = groups
         .into_values()

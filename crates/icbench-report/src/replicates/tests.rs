@@ -36,7 +36,12 @@ fn block(rep: u32, rtt_ns: u64, disturbed: bool) -> CellResult {
 fn probed(rep: u32, rtt_ns: u64, line_ns: f64) -> CellResult {
     let mut c = block(rep, rtt_ns, false);
     if let CellOutcome::Measured(d) = &mut c.outcome {
-        d.state = Some(icbench_model::StateProbe { line_rtt_ns: line_ns, cost_ns: 1, probes: 1 });
+        d.state = Some(icbench_model::StateProbe {
+            line_rtt_ns: line_ns,
+            wake_rtt_ns: None,
+            cost_ns: 1,
+            probes: 1,
+        });
     }
     c
 }
@@ -47,7 +52,7 @@ fn probed(rep: u32, rtt_ns: u64, line_ns: f64) -> CellResult {
 #[test]
 fn blocks_in_two_states_are_shown_per_state_and_their_ratio_holds() {
     let blocks = [probed(0, 787, 760.0), probed(1, 792, 765.0), probed(2, 258, 250.0)];
-    let refs: Vec<&CellResult> = blocks.iter().collect();
+    let refs: Vec<(&CellResult, f64)> = blocks.iter().map(|b| (b, f64::NAN)).collect();
     let g = merge_group(without_rep(&blocks[0].key), &refs, OwnWork::default());
     let r = g.replicates.unwrap();
     let st = r.states.as_ref().unwrap();
@@ -71,10 +76,59 @@ fn blocks_in_two_states_are_shown_per_state_and_their_ratio_holds() {
     // A probe that does not move explains nothing, and says so by
     // saying nothing of states.
     let flat = [probed(0, 787, 250.0), probed(1, 792, 252.0), probed(2, 258, 248.0)];
-    let refs: Vec<&CellResult> = flat.iter().collect();
+    let refs: Vec<(&CellResult, f64)> = flat.iter().map(|b| (b, f64::NAN)).collect();
     let r = merge_group(without_rep(&flat[0].key), &refs, OwnWork::default()).replicates.unwrap();
     assert!(!r.states.as_ref().unwrap().explains);
     assert!(!disagreement(&r).contains("state probe"), "{}", disagreement(&r));
+}
+
+/// A block of pipe 64 B with the wake-up trip its probe read.
+fn woken(rep: u32, rtt_ns: u64, wake_ns: f64) -> CellResult {
+    let mut c = block(rep, rtt_ns, false);
+    c.key.link = "pipe".into();
+    if let CellOutcome::Measured(d) = &mut c.outcome {
+        d.state = Some(icbench_model::StateProbe {
+            line_rtt_ns: 130.0,
+            wake_rtt_ns: Some(wake_ns),
+            cost_ns: 1,
+            probes: 1,
+        });
+    }
+    c
+}
+
+/// Issue #28 item 1: a block lies between its own probe and the next
+/// block's, and its figure is set against their geometric mean. Three
+/// blocks measured in this order with probes 40, 49, 36 and 44 µs (the
+/// fourth is another cell's): around them 44.27, 42.0, 39.80 µs; the
+/// blocks' p50s 44.3, 42.1 and 39.8 µs move 1.11× where the line does
+/// not, their ratios to the wake-up trip agree within 1.01×.
+#[test]
+fn the_wake_up_trip_around_each_block_explains_a_sleeping_link() {
+    let mut other = woken(0, 45_000, 44_000.0);
+    other.key.size_bytes = 4096;
+    let cells =
+        [woken(0, 44_300, 40_000.0), woken(1, 42_100, 49_000.0), woken(2, 39_800, 36_000.0), other];
+    let around = wake_around(&cells);
+    let want = [(40_000.0f64 * 49_000.0).sqrt(), (49_000.0f64 * 36_000.0).sqrt(), 39_799.5];
+    for (got, want) in around.iter().zip(want) {
+        assert!((got - want).abs() < 1.0, "{around:?}");
+    }
+    // The last block has no next one: its own probe alone.
+    assert_eq!(around[3], 44_000.0);
+    let g = group(&cells);
+    let pipe64 = g.iter().find(|g| g.result.key.size_bytes == 64).unwrap();
+    let r = pipe64.replicates.as_ref().unwrap();
+    let w = r.states.as_ref().and_then(|s| s.wake.as_ref()).unwrap();
+    assert!(w.explains, "{w:?}");
+    assert!(w.ratio_spread < 1.01, "{w:?}");
+    let ratio = w.p50_over_wake.unwrap();
+    assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
+    // Probes that do not move explain nothing.
+    let flat = [woken(0, 44_300, 40_000.0), woken(1, 39_800, 40_100.0), woken(2, 42_100, 40_050.0)];
+    let g = group(&flat);
+    let w = g[0].replicates.as_ref().and_then(|r| r.states.as_ref()).and_then(|s| s.wake.clone());
+    assert!(!w.unwrap().explains);
 }
 
 /// Issue #28: the cells of one link pool their blocks' spread. Eight

@@ -24,7 +24,7 @@ pub(super) fn pingpong_table(rows: &[PingPongRow]) -> Table {
     }
     let state = per_block_state(rows.iter().map(|r| (&r.state, &r.replicates)));
     if state {
-        header.extend(["line RTT\nbefore", "p50\n÷ line"]);
+        header.extend(["line RTT\nbefore", "p50\n÷ line", "wake-up\nbefore"]);
     }
     let mut t = table(&with_busy(header, busy));
     for r in rows {
@@ -88,15 +88,16 @@ fn per_block_state<'a>(
     any
 }
 
-/// The state columns of one row: the probe's line trip and, for ping-pong,
-/// the p50 as a ratio to it.
+/// The state columns of one row: the probe's line trip, for ping-pong the
+/// p50 as a ratio to it, and the probe's wake-up trip.
 fn state_cells(state: &Option<StateView>, ratio: bool) -> Vec<String> {
     let line = state.as_ref().map_or("–".into(), |s| format::ns(s.line_rtt_ns));
+    let wake = state.as_ref().and_then(|s| s.wake_rtt_ns).map_or("–".into(), format::ns);
     if !ratio {
-        return vec![line];
+        return vec![line, wake];
     }
     let r = state.as_ref().and_then(|s| s.p50_over_line).map_or("–".into(), format::ratio);
-    vec![line, r]
+    vec![line, r, wake]
 }
 
 /// A timer or irq table: `what` heads the first column.
@@ -311,7 +312,7 @@ pub(super) fn stream_table(rows: &[StreamRow]) -> Table {
     header.extend(["÷ memcpy", "window"]);
     let state = per_block_state(rows.iter().map(|r| (&r.state, &r.replicates)));
     if state {
-        header.push("line RTT\nbefore");
+        header.extend(["line RTT\nbefore", "wake-up\nbefore"]);
     }
     let mut t = table(&with_busy(header, busy));
     for r in rows {

@@ -63,7 +63,8 @@ pub(super) fn write_cell(
             state = d
                 .state
                 .map(|p| {
-                    Ok::<_, StoreError>((p.line_rtt_ns, to_i64(path, "state probe_ns", p.cost_ns)?))
+                    let cost = to_i64(path, "state probe_ns", p.cost_ns)?;
+                    Ok::<_, StoreError>((p.line_rtt_ns, cost, p.wake_rtt_ns))
                 })
                 .transpose()?;
             channels = channel_rows(path, &d.per_channel)?;
@@ -111,9 +112,10 @@ pub(super) fn write_cell(
             run_id, seq, created_unix_ns, link, pattern, size_bytes, status, reason,
             max_bytes, messages, bytes, elapsed_ns, warmup_messages, window, factors_json,
             protocol, blocks, tx_busy, channels, ci_target_rel, ci_achieved_rel, ci_phases,
-            ci_reached, cut_at_messages, timed_batch, state_line_rtt_ns, state_probe_ns
+            ci_reached, cut_at_messages, timed_batch, state_line_rtt_ns, state_probe_ns,
+            state_wake_rtt_ns
          ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
         params![
             run.0,
             seq,
@@ -142,6 +144,7 @@ pub(super) fn write_cell(
             timed_batch,
             state.map(|s| s.0),
             state.map(|s| s.1),
+            state.and_then(|s| s.2),
         ],
     )
     .map_err(sql(path, OP))?;
@@ -220,6 +223,7 @@ pub(super) struct CellRow {
     pub(super) timed_batch: Option<u32>,
     pub(super) state_line_rtt_ns: Option<f64>,
     pub(super) state_probe_ns: Option<u64>,
+    pub(super) state_wake_rtt_ns: Option<f64>,
 }
 
 impl CellRow {
@@ -260,9 +264,12 @@ impl CellRow {
                     cut_at_messages: self.cut_at_messages,
                     timed_batch: self.timed_batch,
                     state: match (self.state_line_rtt_ns, self.state_probe_ns) {
-                        (Some(line_rtt_ns), Some(cost_ns)) => {
-                            Some(icbench_model::StateProbe { line_rtt_ns, cost_ns, probes: 1 })
-                        }
+                        (Some(line_rtt_ns), Some(cost_ns)) => Some(icbench_model::StateProbe {
+                            line_rtt_ns,
+                            wake_rtt_ns: self.state_wake_rtt_ns,
+                            cost_ns,
+                            probes: 1,
+                        }),
                         _ => None,
                     },
                     adaptive: match (self.ci_target_rel, self.ci_phases, self.ci_reached) {

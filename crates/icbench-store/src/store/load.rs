@@ -192,7 +192,7 @@ impl Store {
                         h.blob, h.clamped, s.count, s.blob, c.factors_json, c.protocol, c.blocks,
                         c.tx_busy, c.channels, c.ci_target_rel, c.ci_achieved_rel, c.ci_phases,
                         c.ci_reached, c.cut_at_messages, c.timed_batch, c.state_line_rtt_ns,
-                        c.state_probe_ns
+                        c.state_probe_ns, c.state_wake_rtt_ns
                  FROM cells c
                  LEFT JOIN cell_histograms h
                         ON h.cell_id = c.id AND h.metric = {METRIC_OF_PATTERN_SQL}
@@ -233,6 +233,7 @@ impl Store {
                     timed_batch: r.get(26)?,
                     state_line_rtt_ns: r.get(27)?,
                     state_probe_ns: r.get(28)?,
+                    state_wake_rtt_ns: r.get(29)?,
                 })
             })
             .map_err(sql(path, OP))?;

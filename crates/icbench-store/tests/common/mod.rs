@@ -123,6 +123,7 @@ pub fn measured_pingpong() -> CellResult {
             timed_batch: Some(8),
             state: Some(icbench_model::StateProbe {
                 line_rtt_ns: 241.5,
+                wake_rtt_ns: Some(41_250.0),
                 cost_ns: 812_345,
                 probes: 1,
             }),

@@ -464,7 +464,7 @@ fn measure(
     if probes.0 > 0 {
         let spent = planned_start.elapsed().as_nanos().max(1) as f64;
         notes.push(format!(
-            "state probe (a one-cache-line round trip) before each of {} sessions: {:.0} ms in \
+            "state probe (a one-cache-line and a wake-up round trip) before each of {} sessions: {:.0} ms in \
              all, {:.1} % of the measuring; `show --blocks` lists each block's probe",
             probes.0,
             probes.1 as f64 / 1e6,
