@@ -27,6 +27,7 @@ pub use layout::{Style, at_width};
 pub(crate) use layout::{draw, fitted, table, text_width};
 use pairs::*;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use comfy_table::{CellAlignment, Table};
@@ -231,25 +232,32 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
         all.iter().filter(|l| quoted.iter().any(|q| l.starts_with(q.as_str()))).collect()
     };
     let shown = lines.len().min(MAX_FOOTNOTES);
-    let few = lines.iter().any(|l| l.contains("too few agreeing blocks"));
-    let head = format!(
-        "marked cells (!){}: disturbed, as the kernel's counters show, {}their blocks \
-         disagree (docs/method.md):",
-        if cells { "" } else { " the summary quotes" },
-        if few { "with too few agreeing blocks for an interval, or " } else { "or " }
-    );
     writeln!(out)?;
-    wrapped(out, &head)?;
-    for l in &lines[..shown] {
-        for w in format::wrap(l, text_width()) {
-            writeln!(out, "{w}")?;
+    if shown > 0 {
+        let few = lines.iter().any(|l| l.contains("too few agreeing blocks"));
+        let head = format!(
+            "marked cells (!){}: disturbed, as the kernel's counters show, {}their blocks \
+             disagree (docs/method.md):",
+            if cells { "" } else { " the summary quotes" },
+            if few { "with too few agreeing blocks for an interval, or " } else { "or " }
+        );
+        wrapped(out, &head)?;
+        for l in &lines[..shown] {
+            for w in format::wrap(l, text_width()) {
+                writeln!(out, "{w}")?;
+            }
         }
     }
-    if all.len() > shown {
+    // A cell can have several notes (disturbed, and its blocks disagree):
+    // the count is of cells, as the verdict's is.
+    let listed = marked_cells(lines[..shown].iter().copied());
+    let rest = marked_cells(all.iter()).difference(&listed).count();
+    if rest > 0 {
+        let what = if shown > 0 { format!("… and {rest} more") } else { rest.to_string() };
         let more = format!(
-            "… and {} more marked cells: `icbench show {} --stats` has every cell's counters, \
-             `--blocks` its blocks, `--json` both",
-            all.len() - shown,
+            "{what} marked {}: `icbench show {} --stats` has every cell's counters, `--blocks` \
+             its blocks, `--json` both",
+            if rest == 1 { "cell" } else { "cells" },
             view.run_id
         );
         for w in format::wrap(&more, text_width()) {
@@ -257,6 +265,12 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
         }
     }
     Ok(())
+}
+
+/// The cells the marked-cell notes `notes` are of: each note's label
+/// (`! pingpong shm 64 B`, up to its first ": ").
+fn marked_cells<'a>(notes: impl Iterator<Item = &'a String>) -> BTreeSet<&'a str> {
+    notes.map(|l| l.split_once(": ").map_or(l.as_str(), |(cell, _)| cell)).collect()
 }
 
 /// The footnote prefixes (`! pingpong shm 64 B:`) of the cells whose

@@ -256,22 +256,22 @@ fn tables_fit_a_known_width_and_stay_whole_without_one() {
     assert!(narrow.lines().count() > whole.lines().count(), "cells wrapped: {narrow}");
 }
 
-/// Issue #18: a run with many marked cells lists a dozen under its tables
-/// and counts the rest, so the summary and the verdict stay in view.
-#[test]
-fn a_long_list_of_marked_cells_is_folded() {
+/// Thirty ping-pong cells of `link` (1–30 B) at `rtt_ns`; from the
+/// `waited_from`th on, both threads waited for their CPU for half of each
+/// cell (disturbed, unless that is all the link's cells: its own work).
+fn thirty_cells(link: &str, rtt_ns: u64, waited_from: u64) -> Vec<icbench_model::CellResult> {
     use icbench_model::{
         CellData, CellKey, CellOutcome, CellResult, Disturbance, EndDisturbance, LatencyHistogram,
         LinkCounters, Pattern,
     };
-    // Both threads waited for their CPU for half of each cell.
-    let end = |cpu| EndDisturbance { cpu, runq_wait_ns: Some(500_000_000), ..Default::default() };
-    let cells: Vec<CellResult> = (0..30u64)
+    (0..30u64)
         .map(|i| {
+            let wait = if i >= waited_from { 500_000_000 } else { 0 };
+            let end = |cpu| EndDisturbance { cpu, runq_wait_ns: Some(wait), ..Default::default() };
             let mut h = LatencyHistogram::new();
-            h.record(1000);
+            h.record(rtt_ns);
             CellResult {
-                key: CellKey::new("pipe", Pattern::PingPong, 1 + i),
+                key: CellKey::new(link, Pattern::PingPong, 1 + i),
                 outcome: CellOutcome::Measured(CellData {
                     messages: 1,
                     bytes: 1,
@@ -295,7 +295,14 @@ fn a_long_list_of_marked_cells_is_folded() {
                 }),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Issue #18: a run with many marked cells lists a dozen under its tables
+/// and counts the rest, so the summary and the verdict stay in view.
+#[test]
+fn a_long_list_of_marked_cells_is_folded() {
+    let cells = thirty_cells("pipe", 1000, 0);
     let view = crate::build(7, &crate::testing::meta(), &cells);
     let mut out = Vec::new();
     super::run(&view, &mut out, super::Detail::Cells).unwrap();
@@ -362,4 +369,26 @@ fn the_default_is_the_summary_and_cells_adds_the_tables() {
     assert!(view.summary.classes.is_empty());
     let only = text(&view, Detail::Summary);
     assert!(only.contains("oneway: one-way latency") && table_rows(&only) == 3, "{only}");
+}
+
+/// Issue #29: marked cells the summary does not quote are counted, with no
+/// heading over an empty list, and a cell with two notes counts once.
+#[test]
+fn marked_cells_the_summary_does_not_quote_are_counted_once() {
+    // Ten of pipe's cells waited, the rest did not: those ten are
+    // disturbed beyond the link's own work; shm, the best, is quoted.
+    let mut cells = thirty_cells("pipe", 40_000, 20);
+    cells.extend(thirty_cells("shm", 200, 30));
+    let view = crate::build(7, &crate::testing::meta(), &cells);
+    let mut out = Vec::new();
+    super::run(&view, &mut out, super::Detail::Summary).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("marked cells (!)"), "{text}");
+    assert!(text.contains("\n10 marked cells: `icbench show 7 --stats`"), "{text}");
+    let notes = [
+        "! pingpong pipe 1 B: disturbed".to_string(),
+        "! pingpong pipe 1 B: its 3 blocks disagree".to_string(),
+        "! pingpong pipe 2 B: disturbed".to_string(),
+    ];
+    assert_eq!(super::marked_cells(notes.iter()).len(), 2);
 }
