@@ -69,7 +69,8 @@ pub enum Command {
     Effects(EffectsArgs),
     /// Write a run's cells as CSV, JSON or HdrHistogram percentile text.
     Export(ExportArgs),
-    /// Store another tool's results as a run (seed logs, xmit-p, ADI's tables, TI, cyclictest, CSV).
+    /// Store another tool's results as a run (the STM32MP1 rpmsg test clients' logs, xmit-p, ADI's
+    /// tables, TI, cyclictest, CSV).
     Import(ImportArgs),
     /// Write a self-contained HTML report (SVG figures, no network) of runs.
     Report(ReportArgs),
@@ -84,11 +85,11 @@ pub enum Command {
     /// Cross-core wake-up latency through a blocking primitive.
     Wakeup(WakeupArgs),
     /// Interrupt latency through a GPIO loopback: an output line wired to
-    /// an input line, the kernel's edge timestamps (reference 004's
-    /// oscilloscope measurement, in software).
+    /// an input line, timed by the kernel's edge timestamps (what an
+    /// oscilloscope on both pins would measure, in software).
     Irq(IrqArgs),
     /// Two cores of one microcontroller measured on-chip, on a timer both
-    /// read, driven through the initiator core's serial link (issue #16).
+    /// read, driven through the initiator core's serial link.
     Chip(ChipArgs),
     /// Bind or unbind an rpmsg channel to the rpmsg_char driver (sysfs).
     #[command(subcommand)]
@@ -261,9 +262,10 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// The file to import.
     pub file: PathBuf,
-    /// Its format: seed-tty, seed-netlink, seed-table, xmit-p, adi-table
-    /// (ADI's benchmark page as published), ti-histogram, cyclictest-json,
-    /// cyclictest-hist or csv.
+    /// Its format: seed-tty or seed-netlink (a log of dimtass's STM32MP1
+    /// rpmsg tty or netlink test client), seed-table (the tables of their
+    /// posts), xmit-p, adi-table (ADI's benchmark page as published),
+    /// ti-histogram, cyclictest-json, cyclictest-hist or csv.
     #[arg(long, short = 'f', value_name = "FORMAT")]
     pub format: String,
     /// File the cells under this link name (each format has a default).
@@ -369,7 +371,8 @@ pub enum PatternArg {
     /// throughput. Host → peer, or peer → host with --direction.
     Stream,
     /// block × blocks bytes (see --blocks), then one acknowledgement; time per
-    /// transfer (seed 000's test). Protocols icb and dimtass.
+    /// transfer (the STM32MP1 rpmsg tty test client's test). Protocols icb
+    /// and dimtass.
     Bulk,
     /// One-way latency on the common clock, one cell per direction (see
     /// --direction); messages of at least 16 B. Local peer only.
@@ -392,10 +395,11 @@ pub enum ProtocolArg {
     /// for pingpong (fragmented above the peer's frame size), DATA with
     /// credits for stream, DATA × blocks + ACK for bulk; CRC on every frame.
     Icb,
-    /// The seed 000/001 format: a {0xABCD, length, crc16} header over the
-    /// first 6 bytes, the data, and a 2-byte count as the only reply.
-    /// Patterns bulk (default matrix: 000's block × blocks) and pingpong
-    /// (001's sizes 512 B … 32 KiB, one write each).
+    /// The format of dimtass's STM32MP1 rpmsg test clients (tty and
+    /// netlink): a {0xABCD, length, crc16} header over the first 6 bytes,
+    /// the data, and a 2-byte count as the only reply. Patterns bulk
+    /// (default matrix: the tty client's block × blocks) and pingpong (the
+    /// netlink client's sizes 512 B … 32 KiB, one write each).
     Dimtass,
     /// Byte-exact echo, for stock OpenAMP / TI / ADI echo firmware. Pattern
     /// pingpong.
@@ -471,10 +475,10 @@ pub struct RunArgs {
     pub sizes: Option<String>,
 
     /// Bulk: blocks per transfer, a list of counts crossed with --sizes
-    /// (`1,2,4,8`) and/or the seeds' block × blocks pairs, each a cell
-    /// (`512×8,1K×4`; `x` for `×`). Without it and without --sizes, bulk
-    /// runs seed 000's matrix: 512×1, 512×2, 512×4, 512×8, 1024×1, 1024×2,
-    /// 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
+    /// (`1,2,4,8`) and/or block × blocks pairs, each a cell (`512×8,1K×4`;
+    /// `x` for `×`). Without it and without --sizes, bulk runs the STM32MP1
+    /// rpmsg tty test client's matrix: 512×1, 512×2, 512×4, 512×8, 1024×1,
+    /// 1024×2, 1024×4, 1024×5, 2048×1, 2048×2, 4096×1.
     #[arg(long, value_name = "N|SIZE×N,…")]
     pub blocks: Option<String>,
 
@@ -805,8 +809,7 @@ pub struct ChipArgs {
     /// How the receiving core learns of a message: poll, doorbell, event.
     #[arg(long, default_value = "poll", value_name = "LIST")]
     pub notify: String,
-    /// Measured repetitions per cell (stream: messages); 1024 as in
-    /// reference 002.
+    /// Measured repetitions per cell (stream: messages).
     #[arg(long, default_value_t = 1024, value_name = "N")]
     pub count: u32,
     /// Repetitions before the measured ones, discarded.
@@ -894,4 +897,40 @@ pub struct LoadArgs {
     pub firmware: String,
     #[command(flatten)]
     pub which: RprocArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every (sub)command's long help, with its path (`icbench run`).
+    fn every_help(cmd: &mut clap::Command, path: &str, out: &mut Vec<(String, String)>) {
+        let path = format!("{path} {}", cmd.get_name()).trim().to_string();
+        out.push((path.clone(), cmd.render_long_help().to_string()));
+        for sub in cmd.get_subcommands_mut() {
+            every_help(sub, &path, out);
+        }
+    }
+
+    /// Issue #29 item 6: help a stranger can read — no pointers into the
+    /// project's own papers and issues ("seed 000", "reference 004",
+    /// "issue #16"), which a user has never seen.
+    #[test]
+    fn no_help_speaks_of_the_projects_own_documents() {
+        let mut helps = Vec::new();
+        every_help(&mut Cli::command(), "", &mut helps);
+        assert!(helps.len() > 20, "{} commands", helps.len());
+        for (path, text) in &helps {
+            let lower = text.to_lowercase();
+            for (word, next) in
+                [("seed ", "0123456789"), ("reference ", "0123456789"), ("issue ", "#")]
+            {
+                let found = lower.match_indices(word).any(|(i, _)| {
+                    lower[i + word.len()..].chars().next().is_some_and(|c| next.contains(c))
+                });
+                assert!(!found, "`{path} --help` speaks of the project's own documents:\n{text}");
+            }
+        }
+    }
 }
