@@ -14,6 +14,8 @@
 
 use serde::Serialize;
 
+use crate::format;
+
 use crate::view::{PingPongRow, RunView, StreamRow};
 
 /// A size class: its name, its range (bytes, inclusive) and the size the
@@ -52,6 +54,21 @@ pub struct Entry {
 }
 
 /// The ranking of one class for one figure, best first.
+impl Entry {
+    /// The figure as every renderer prints it: the value, where a repeat
+    /// run lands (or why there is no interval), and ` !` when marked —
+    /// `latency`: a round trip (ns), else a payload rate (B/s).
+    pub fn figure_text(&self, latency: bool) -> String {
+        let one = |v: f64| if latency { format::ns(v) } else { format::rate(v, "B/s") };
+        let iv = match (self.interval, &self.interval_note) {
+            (Some((lo, hi)), _) => format!(" ({} … {})", one(lo), one(hi)),
+            (None, Some(why)) => format!(" ({why})"),
+            (None, None) => String::new(),
+        };
+        format!("{}{iv}{}", one(self.value), if self.marked { " !" } else { "" })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ranking {
     pub size_bytes: u64,
@@ -85,6 +102,23 @@ pub struct FloorRef {
     /// slower than a copy).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub large_stream_vs_memcpy: Option<f64>,
+}
+
+impl FloorRef {
+    /// "floor: two-line round trip 120 ns (the best small round trip is
+    /// 2.5× it) · memcpy 9.8 GB/s (the best large stream 0.41× it)", as
+    /// every renderer prints it.
+    pub fn text(&self) -> String {
+        let mut line = format!("floor: {} {}", self.round_trip, format::ns(self.round_trip_ns));
+        if let Some(r) = self.small_round_trip_vs_floor {
+            line += &format!(" (the best small round trip is {} it)", format::ratio(r));
+        }
+        line += &format!(" · memcpy {}", format::rate(self.memcpy_bytes_per_s, "B/s"));
+        if let Some(r) = self.large_stream_vs_memcpy {
+            line += &format!(" (the best large stream {} it)", format::ratio(r));
+        }
+        line
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

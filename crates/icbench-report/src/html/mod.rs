@@ -15,6 +15,7 @@ mod boards;
 mod compare;
 mod dist;
 mod pairs;
+mod summary;
 mod tables;
 mod xy;
 
@@ -58,7 +59,10 @@ td.l,th.l{text-align:left}.warn{background:#fff4e5;border-left:4px solid #D55E00
 .imported{background:#eef5fb;border-left:4px solid #0072B2;padding:.5em 1em}figure{margin:1.5em 0}\
 figure svg{display:block;width:100%;max-width:1600px;height:auto}\
 figure svg.heatmap{width:auto;max-width:100%}\
-figcaption{font-size:.9em;color:#444;max-width:75em;margin-top:.4em}.note{color:#555;font-size:.9em}";
+figcaption{font-size:.9em;color:#444;max-width:75em;margin-top:.4em}.note{color:#555;font-size:.9em}\
+.verdict{font-weight:bold;padding:.5em 1em;border-left:4px solid #009E73;background:#eef8f4}\
+.verdict.not-fit-for-quoting{border-color:#D55E00;background:#fff4e5}\
+.verdict.partly-reproducible{border-color:#E69F00;background:#fffbe5}";
 
 /// Builds the report. `compare` is given when several runs are compared.
 pub fn build(runs: &[ReportRun<'_>], compare: Option<&CompareView>) -> Report {
@@ -194,6 +198,7 @@ fn meta_table(h: &mut String, v: &RunView) {
 fn run_section(h: &mut String, figs: &mut Figures, r: &ReportRun<'_>) {
     let v = &r.view;
     let _ = write!(h, "<h2>Run {} · {}</h2>", v.run_id, esc(&v.source));
+    summary::section(h, v);
     meta_table(h, v);
     let models: ModelView = crate::model::build(v, &ModelFilter::default());
     xy::latency_figures(h, figs, v, &models);

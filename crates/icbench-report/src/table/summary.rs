@@ -72,7 +72,7 @@ pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Res
             }
         }
         if let Some(f) = &s.floor {
-            for line in format::wrap(&floor_line(f), w) {
+            for line in format::wrap(&f.text(), w) {
                 writeln!(out, "{line}")?;
             }
         }
@@ -86,20 +86,6 @@ pub fn summary(s: &crate::summary::Summary, out: &mut dyn Write) -> std::io::Res
     Ok(())
 }
 
-/// "floor: two-line round trip 120 ns (the best small round trip is 2.5×
-/// it) · memcpy 9.8 GB/s (the best large stream 0.41× it)".
-fn floor_line(f: &crate::summary::FloorRef) -> String {
-    let mut line = format!("floor: {} {}", f.round_trip, format::ns(f.round_trip_ns));
-    if let Some(r) = f.small_round_trip_vs_floor {
-        line += &format!(" (the best small round trip is {} it)", format::ratio(r));
-    }
-    line += &format!(" · memcpy {}", format::rate(f.memcpy_bytes_per_s, "B/s"));
-    if let Some(r) = f.large_stream_vs_memcpy {
-        line += &format!(" (the best large stream {} it)", format::ratio(r));
-    }
-    line
-}
-
 /// One figure of one class: the best link with its figure and interval,
 /// then the others as × from it, whole entries per line.
 fn ranking(
@@ -108,20 +94,14 @@ fn ranking(
     latency: bool,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let fig = |e: &crate::summary::Entry| {
-        let v = if latency { format::ns(e.value) } else { format::rate(e.value, "B/s") };
-        let iv = match (e.interval, &e.interval_note) {
-            (Some((lo, hi)), _) if latency => format!(" ({} … {})", format::ns(lo), format::ns(hi)),
-            (Some((lo, hi)), _) => {
-                format!(" ({} … {})", format::rate(lo, "B/s"), format::rate(hi, "B/s"))
-            }
-            (None, Some(why)) => format!(" ({why})"),
-            (None, None) => String::new(),
-        };
-        format!("{v}{iv}{}", if e.marked { " !" } else { "" })
-    };
     let best = &r.entries[0];
-    writeln!(out, "  {what:<10} {:>6}: {} {}", format::bytes(r.size_bytes), best.link, fig(best))?;
+    writeln!(
+        out,
+        "  {what:<10} {:>6}: {} {}",
+        format::bytes(r.size_bytes),
+        best.link,
+        best.figure_text(latency)
+    )?;
     let others: Vec<String> = r.entries[1..]
         .iter()
         .map(|e| {
