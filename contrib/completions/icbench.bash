@@ -16,9 +16,6 @@ _icbench() {
             ",$1")
                 cmd="icbench"
                 ;;
-            icbench,__peer)
-                cmd="icbench__subcmd____peer"
-                ;;
             icbench,chip)
                 cmd="icbench__subcmd__chip"
                 ;;
@@ -84,9 +81,6 @@ _icbench() {
                 ;;
             icbench,wakeup)
                 cmd="icbench__subcmd__wakeup"
-                ;;
-            icbench__subcmd__help,__peer)
-                cmd="icbench__subcmd__help__subcmd____peer"
                 ;;
             icbench__subcmd__help,chip)
                 cmd="icbench__subcmd__help__subcmd__chip"
@@ -251,54 +245,12 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate __peer help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --sysfs-root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dev-root)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        icbench__subcmd____peer)
-            opts="-h --handoff --cpu --fifo --fault --bare --sysfs-root --dev-root --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --handoff)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cpu)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --fifo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --fault)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --bare)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --sysfs-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -621,22 +573,8 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate __peer help"
+            opts="run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        icbench__subcmd__help__subcmd____peer)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1115,7 +1053,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__irq)
-            opts="-p -i -l -D -m -h --chip --out --in --respond --respond-in --cpus --warmup --timeout --hte --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --help --sysfs-root --dev-root"
+            opts="-p -i -l -D -m -h --chip --out --in --respond --respond-in --cpus --warmup --timeout --hte --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1190,10 +1128,6 @@ _icbench() {
                     return 0
                     ;;
                 --histogram)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -h)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2041,7 +1975,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__timer)
-            opts="-a -b -p -i -l -D -m -h --affinity --breaktrace --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --help --sysfs-root --dev-root"
+            opts="-a -b -p -i -l -D -m -h --affinity --breaktrace --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2103,10 +2037,6 @@ _icbench() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                -h)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --histfile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2143,7 +2073,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__wakeup)
-            opts="-P -p -i -l -D -m -h --primitive --cpus --warmup --timeout --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --help --sysfs-root --dev-root"
+            opts="-P -p -i -l -D -m -h --primitive --cpus --warmup --timeout --priority --interval --loops --duration --mlockall --dma-latency --histogram --histfile --load --load-cpus --load-with --raw --json --db --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2206,10 +2136,6 @@ _icbench() {
                     return 0
                     ;;
                 --histogram)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -h)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -448,11 +448,8 @@ pub struct FloorArgs {
 Sizes take binary units (64, 4K, 1M; sweeps 1-64K); durations us, ms, s, min or h (500ms; a bare
 number is seconds).")]
 pub struct RunArgs {
-    /// A link to measure; repeat for several. Default: every local link.
-    /// Local kinds: shm, pipe, unix, seqpacket, mq, tcp, netlink, pty;
-    /// remote: tty:PATH, serial:PATH?baud=N (`icbench links` shows their
-    /// parameters, e.g. `shm?wait=futex`).
-    #[arg(long = "link", short = 'L', value_name = "SPEC")]
+    // Its help lists every kind from the table `icbench links` prints.
+    #[arg(long = "link", short = 'L', value_name = "SPEC", help = link_help())]
     pub links: Vec<String>,
 
     /// A pattern to run; repeat for several. Default: pingpong and stream
@@ -684,8 +681,9 @@ pub struct RtCommon {
     /// leave. Without it the figures include those exits.
     #[arg(long, value_name = "US")]
     pub dma_latency: Option<u32>,
-    /// Histogram range in µs (1 µs buckets) for --histfile and --json.
-    #[arg(short = 'h', long = "histogram", default_value_t = 1000, value_name = "US")]
+    /// Histogram range in µs (1 µs buckets) for --histfile and --json
+    /// (cyclictest's -h; here -h is help).
+    #[arg(long = "histogram", default_value_t = 1000, value_name = "US")]
     pub histogram: u64,
     /// Write the histogram in rt-tests' text format to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
@@ -708,13 +706,9 @@ pub struct RtCommon {
     /// Results database (SQLite); created if missing.
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,
-    /// Print help (-h is the histogram, as in cyclictest).
-    #[arg(long, action = clap::ArgAction::Help)]
-    pub help: Option<bool>,
 }
 
 #[derive(Debug, Args)]
-#[command(disable_help_flag = true)]
 pub struct TimerArgs {
     /// CPUs to measure on, one thread each (e.g. 0-3,6). Default: every usable CPU.
     #[arg(short = 'a', long = "affinity", value_name = "CPUS")]
@@ -727,7 +721,6 @@ pub struct TimerArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(disable_help_flag = true)]
 pub struct WakeupArgs {
     /// Primitives (comma list): futex, eventfd, pipe, mq, unix, signal. Default: all.
     #[arg(short = 'P', long = "primitive", value_name = "LIST")]
@@ -747,7 +740,6 @@ pub struct WakeupArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(disable_help_flag = true)]
 pub struct IrqArgs {
     /// The GPIO chip both lines are on (e.g. /dev/gpiochip0; gpiodetect lists them).
     #[arg(long, value_name = "PATH")]
@@ -899,6 +891,24 @@ pub struct LoadArgs {
     pub which: RprocArg,
 }
 
+/// `-L`'s help, from the link kinds' table (`icbench_link::KINDS`), so
+/// that it names every kind `icbench links` does (issue #29: iceoryx2 and
+/// the netlink bridge were missing).
+fn link_help() -> String {
+    let spec = |k: &icbench_link::KindInfo| {
+        if k.path.is_empty() { k.name.to_string() } else { format!("{}:PATH", k.name) }
+    };
+    let kinds = |default: bool| -> Vec<String> {
+        icbench_link::KINDS.iter().filter(|k| k.default == default).map(spec).collect()
+    };
+    format!(
+        "A link to measure; repeat for several. Default: every local link ({}). Other kinds: {} \
+         (`icbench links` shows each kind's parameters, e.g. `shm?wait=futex`).",
+        kinds(true).join(", "),
+        kinds(false).join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::Cli;
@@ -910,6 +920,15 @@ mod tests {
         out.push((path.clone(), cmd.render_long_help().to_string()));
         for sub in cmd.get_subcommands_mut() {
             every_help(sub, &path, out);
+        }
+    }
+
+    /// `-L`'s help names every link kind `icbench links` lists.
+    #[test]
+    fn the_link_help_names_every_kind() {
+        let help = super::link_help();
+        for k in icbench_link::KINDS {
+            assert!(help.contains(k.name), "-L's help lacks {}: {help}", k.name);
         }
     }
 

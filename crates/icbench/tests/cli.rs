@@ -713,6 +713,14 @@ fn help_teaches_and_links_lists_every_kind() {
     let out = icbench().args(["export", "-h"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("What to write: csv"), "{text}");
+    // -h is help everywhere, the real-time commands too (issue #29: it was
+    // cyclictest's histogram range there; that is --histogram now).
+    for cmd in ["timer", "wakeup", "irq"] {
+        let out = icbench().args([cmd, "-h"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("Usage: icbench"), "{cmd} -h: {text}");
+        assert!(text.contains("--histogram <US>"), "{cmd} -h: {text}");
+    }
     let out = icbench().arg("links").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     for kind in ["shm", "pipe", "unix", "seqpacket", "mq", "tcp", "netlink", "pty", "shm?wait="] {

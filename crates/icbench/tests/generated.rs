@@ -24,10 +24,9 @@ fn packaged_man_page_and_completions_match_the_command_line() {
             "{file} is not what `icbench generate {what}` prints: run scripts/generate"
         );
     }
-    // What they carry: every public command; the man page leaves the
-    // internal peer command out (bash completion lists it: clap_complete
-    // keeps hidden subcommands), and names no page that is not shipped
-    // (issue #29: it pointed at icbench-run(1) and others).
+    // What they carry: every public command, never the internal peer
+    // command; the man page names no page that is not shipped (issue #29:
+    // it pointed at icbench-run(1) and others).
     let man = std::fs::read_to_string(root.join("contrib/man/icbench.1")).unwrap();
     for cmd in ["run", "runs", "show", "compare", "floor", "import", "generate"] {
         assert!(man.contains(&format!("icbench {cmd}")), "{cmd} missing from the man page");
@@ -50,4 +49,10 @@ fn packaged_man_page_and_completions_match_the_command_line() {
     }
     let bash = std::fs::read_to_string(root.join("contrib/completions/icbench.bash")).unwrap();
     assert!(bash.contains("--replicates") && bash.contains("--baseline"), "completions");
+    // No completion offers the internal peer command (issue #29).
+    for file in ["icbench.bash", "_icbench", "icbench.fish"] {
+        let text = std::fs::read_to_string(root.join("contrib/completions").join(file)).unwrap();
+        assert!(!text.contains("__peer"), "{file} offers the internal command");
+        assert!(text.contains("histogram"), "{file} lacks timer's options");
+    }
 }

@@ -24,7 +24,8 @@ fn json(args: &[&str], db: &std::path::Path) -> Value {
 #[test]
 fn timer_json_has_the_rt_tests_envelope_and_one_thread_per_cpu() {
     let (_dir, db) = tmp();
-    let v = json(&["timer", "-a", "0", "-i", "200", "-l", "250", "-h", "200", "--raw"], &db);
+    let v =
+        json(&["timer", "-a", "0", "-i", "200", "-l", "250", "--histogram", "200", "--raw"], &db);
     assert_eq!(v["file_version"], 1);
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["pattern"], "timer");
@@ -57,7 +58,7 @@ fn timer_histfile_is_cyclictests_text_and_the_run_is_shown_again() {
     let (dir, db) = tmp();
     let hist = dir.path().join("hist.txt");
     let out = icbench()
-        .args(["timer", "-a", "0", "-i", "200", "-l", "100", "-h", "50", "--histfile"])
+        .args(["timer", "-a", "0", "-i", "200", "-l", "100", "--histogram", "50", "--histfile"])
         .arg(&hist)
         .arg("--db")
         .arg(&db)
@@ -143,7 +144,7 @@ fn bad_options_are_one_line_and_exit_2() {
         (&["timer", "-a", "9999"][..], "CPU 9999 is not online"),
         (&["timer", "-a", "0,9999"][..], "give CPUs from that list"),
         (&["timer", "-a", "x"][..], "-a 'x'"),
-        (&["timer", "-h", "0"][..], "-h 0"),
+        (&["timer", "--histogram", "0"][..], "--histogram 0"),
         (&["timer", "-D", "soon"][..], "-D"),
         (&["timer", "--load", "gpu"][..], "--load gpu"),
         (&["timer", "--load", "cpu", "--load-with", "magic"][..], "--load-with magic"),

@@ -15,7 +15,7 @@ use crate::cli::{Cli, GenerateArgs, Generated};
 
 /// What `generate` prints for `what`.
 pub fn render(what: Generated) -> Result<Vec<u8>> {
-    let mut cmd = Cli::command();
+    let cmd = Cli::command();
     let mut out = Vec::new();
     let shell = match what {
         Generated::Man => {
@@ -26,8 +26,22 @@ pub fn render(what: Generated) -> Result<Vec<u8>> {
         Generated::Zsh => Shell::Zsh,
         Generated::Fish => Shell::Fish,
     };
+    let mut cmd = without_hidden(cmd);
     clap_complete::generate(shell, &mut cmd, "icbench", &mut out);
     Ok(out)
+}
+
+/// The command as completions offer it: clap_complete lists hidden
+/// subcommands too (bash offered the internal `__peer`, issue #29), so they
+/// are left out of a copy with the program's name and version, the same
+/// arguments and the public subcommands.
+fn without_hidden(cmd: clap::Command) -> clap::Command {
+    let public: Vec<clap::Command> =
+        cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned().collect();
+    clap::Command::new("icbench")
+        .version(env!("CARGO_PKG_VERSION"))
+        .args(cmd.get_arguments().cloned())
+        .subcommands(public)
 }
 
 /// The one man page, icbench(1). clap_mangen's own subcommand section

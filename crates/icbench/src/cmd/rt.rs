@@ -43,7 +43,7 @@ pub(crate) fn resolve(a: &RtCommon, default_loops: u64) -> Result<Common> {
     }
     if a.histogram == 0 || a.histogram > 1_000_000 {
         return Err(bad(format!(
-            "-h {}: the histogram range is in µs, from 1 to 1000000",
+            "--histogram {}: the histogram range is in µs, from 1 to 1000000",
             a.histogram
         )));
     }
