@@ -12,6 +12,7 @@ mod doctor;
 mod error;
 mod files;
 mod meta;
+mod say;
 use icbench_plan::units as sizes;
 
 use std::process::ExitCode;

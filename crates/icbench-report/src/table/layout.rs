@@ -17,10 +17,16 @@ pub(crate) fn table(header: &[&str]) -> Table {
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().copied());
-    if let Some(w) = WIDTH.get() {
+    if let Some(w) = WIDTH.get().or_else(columns) {
         t.set_width(w);
     }
     t
+}
+
+/// `COLUMNS` when set to a width of at least 20 (issue #29: a script or a
+/// pager can ask for a width; piped, nothing else tells one).
+fn columns() -> Option<u16> {
+    std::env::var("COLUMNS").ok()?.trim().parse::<u16>().ok().filter(|&w| w >= 20)
 }
 
 thread_local! {
@@ -37,15 +43,16 @@ pub fn at_width<R>(width: u16, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// The width lines of text wrap at: the terminal's (or [`at_width`]'s),
-/// at most 100; 100 when piped.
-pub(crate) fn text_width() -> usize {
+/// The width lines of text wrap at: the terminal's (or [`at_width`]'s, or
+/// `COLUMNS`), at most 100; 100 when piped.
+pub fn text_width() -> usize {
     terminal_width().map_or(100, usize::from).clamp(40, 100)
 }
 
-/// The terminal's width ([`at_width`]'s in tests); none when piped.
+/// The width asked for ([`at_width`]'s in tests, else `COLUMNS`), else the
+/// terminal's; none when piped without `COLUMNS`.
 fn terminal_width() -> Option<u16> {
-    WIDTH.get().or_else(|| Table::new().width())
+    WIDTH.get().or_else(columns).or_else(|| Table::new().width())
 }
 
 /// How the run's tables are drawn: boxes for a terminal, or GitHub

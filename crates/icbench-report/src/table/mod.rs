@@ -23,8 +23,8 @@ pub use summary::{summary, targets};
 
 use cells::*;
 use layout::right_align;
-pub use layout::{Style, at_width};
-pub(crate) use layout::{draw, fitted, table, text_width};
+pub use layout::{Style, at_width, text_width};
+pub(crate) use layout::{draw, fitted, table};
 use pairs::*;
 
 use std::collections::BTreeSet;

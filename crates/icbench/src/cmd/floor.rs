@@ -186,9 +186,11 @@ fn text(host: u32, peer: u32, f: &Floor) -> String {
     lines.join("\n")
 }
 
-/// A label and its value, the value in the column after [`LABEL`].
+/// A label and its value, the value in the column after [`LABEL`],
+/// wrapped to the text width in that column.
 fn line(label: &str, value: &str) -> String {
-    format!("  {label:<w$}{value}", w = LABEL - 2)
+    let width = icbench_report::table::text_width();
+    format!("  {label:<w$}{}", icbench_report::format::hanging(value, LABEL, width), w = LABEL - 2)
 }
 
 /// Both medians, then the ratio with its interval and the verdict.
@@ -265,7 +267,11 @@ mod tests {
         };
         let t = text(0, 1, &f);
         let lines: Vec<&str> = t.lines().skip(1).collect();
-        assert_eq!(lines.len(), 7, "{t}");
+        // Six figures, each labelled, the comparison's verdict under its
+        // figure; a long value wraps under its column.
+        let labelled = lines.iter().filter(|l| l.chars().take(LABEL).any(|c| c != ' ')).count();
+        assert_eq!(labelled, 6, "{t}");
+        assert!(t.contains("\n                              icbench ÷ bare 1.008×"), "{t}");
         for l in &lines {
             let value = l.chars().nth(LABEL).unwrap_or(' ');
             let before = l.chars().nth(LABEL - 1).unwrap_or('x');

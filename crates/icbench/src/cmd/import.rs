@@ -100,16 +100,17 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
-        writeln!(
-            out,
+        let width = icbench_report::table::text_width();
+        let said = format!(
             "imported {} cells from {} as run {id} (source {source}); {} warning{}",
             imp.cells.len(),
             a.file.display(),
             imp.warnings.len(),
             if imp.warnings.len() == 1 { "" } else { "s" }
-        )?;
+        );
+        writeln!(out, "{}", icbench_report::format::wrap(&said, width).join("\n"))?;
         for w in &imp.warnings {
-            writeln!(out, "warning: {w}")?;
+            writeln!(out, "warning: {}", icbench_report::format::hanging(w, 9, width))?;
         }
         // Only ping-pong, stream and bulk cells have a t(n) = a + b·n to fit.
         let fits = imp

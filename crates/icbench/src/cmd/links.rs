@@ -17,9 +17,6 @@ fn addr(a: Option<u32>) -> String {
     }
 }
 
-/// Where `icbench links` wraps its descriptions.
-const WIDTH: usize = 100;
-
 /// A kind's rows: its `--link` spec, then one row per parameter.
 fn rows(k: &KindInfo) -> Vec<(String, &'static str)> {
     let head =
@@ -36,12 +33,12 @@ fn rows(k: &KindInfo) -> Vec<(String, &'static str)> {
     out
 }
 
-/// The kinds' rows with every description in one column, wrapped at
-/// [`WIDTH`] (or past the longest spec, if that leaves less than 40).
+/// The kinds' rows with every description in one column, wrapped at the
+/// text width (or past the longest spec, if that leaves less than 40).
 fn section<'a>(kinds: impl Iterator<Item = &'a KindInfo>) -> Vec<String> {
     let rows: Vec<_> = kinds.flat_map(rows).collect();
     let left = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) + 4;
-    let room = WIDTH.saturating_sub(left).max(40);
+    let room = icbench_report::table::text_width().saturating_sub(left).max(40);
     let mut out = Vec::new();
     for (spec, help) in rows {
         for (i, line) in icbench_report::format::wrap(help, room).into_iter().enumerate() {
@@ -64,24 +61,36 @@ fn kinds(out: &mut impl Write) -> std::io::Result<()> {
     for l in section(KINDS.iter().filter(|k| !k.path.is_empty())) {
         writeln!(out, "{l}")?;
     }
-    writeln!(
+    writeln!(out)?;
+    para(
         out,
-        "\n`icbench run` with no --link measures every local link, and shm?wait=futex besides."
+        "`icbench run` with no --link measures every local link, and shm?wait=futex besides.",
     )?;
-    writeln!(
+    para(
         out,
         "Remote links need --protocol icb|dimtass|raw; `--peer-cmd` starts a peer program \
-         (e.g. firmware/build/icb-peer --path {{path}} on a pty)."
+         (e.g. firmware/build/icb-peer --path {path} on a pty).",
     )
+}
+
+/// `text` wrapped to the text width.
+fn para(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    for l in icbench_report::format::wrap(text, icbench_report::table::text_width()) {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
 }
 
 fn offers(out: &mut impl Write, d: &Discovery, roots: &Roots) -> std::io::Result<()> {
     if d.is_empty() {
-        writeln!(
+        writeln!(out)?;
+        para(
             out,
-            "\nno rpmsg devices or remote processors here ({} and {} show none)",
-            roots.sys_path("bus/rpmsg").display(),
-            roots.sys_path("class/remoteproc").display()
+            &format!(
+                "no rpmsg devices or remote processors here ({} and {} show none)",
+                roots.sys_path("bus/rpmsg").display(),
+                roots.sys_path("class/remoteproc").display()
+            ),
         )?;
         return Ok(());
     }
@@ -171,7 +180,8 @@ mod tests {
             let gap = 2 + first[2..].find("  ").expect("a description");
             let col = first.len() - first[gap..].trim_start().len();
             for l in &lines {
-                assert!(l.chars().count() <= WIDTH || !l[..col].trim().is_empty(), "{l}");
+                let width = icbench_report::table::text_width();
+                assert!(l.chars().count() <= width || !l[..col].trim().is_empty(), "{l}");
                 let (spec, rest) = l.split_at(col);
                 assert!(spec.ends_with("  ") || spec.trim().is_empty(), "misaligned: {l}");
                 assert!(!rest.starts_with(' '), "misaligned: {l}");

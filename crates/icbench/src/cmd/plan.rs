@@ -76,7 +76,9 @@ pub(crate) fn print(
     }
     let name = plan.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
     let source = if source == "flags" { "from the flags" } else { source };
-    writeln!(out, "plan {source}{name}")?;
+    let width = icbench_report::table::text_width();
+    let head = format!("plan {source}{name}");
+    writeln!(out, "{}", icbench_report::format::hanging(&head, 2, width))?;
     let treatments = plan.cells.len() / plan.repetitions.max(1) as usize;
     let order = match plan.order {
         Order::Random if seeded => format!("random order (seed {})", plan.seed),
@@ -86,11 +88,18 @@ pub(crate) fn print(
         ),
         Order::Listed => "listed order".to_string(),
     };
-    writeln!(
+    // Each line of the summary wraps to the text width, its continuation
+    // indented under its first word.
+    let line = |out: &mut dyn Write, text: String| {
+        writeln!(out, "  {}", icbench_report::format::hanging(&text, 4, width))
+    };
+    line(
         out,
-        "  {} cells: {treatments} treatments × {} repetition(s), {order}",
-        plan.cells.len(),
-        plan.repetitions
+        format!(
+            "{} cells: {treatments} treatments × {} repetition(s), {order}",
+            plan.cells.len(),
+            plan.repetitions
+        ),
     )?;
     let varied: Vec<String> = plan
         .varied
@@ -101,27 +110,33 @@ pub(crate) fn print(
             format!("{f} ({} levels)", n.len())
         })
         .collect();
-    writeln!(
+    line(
         out,
-        "  varied: {}",
-        if varied.is_empty() { "nothing".to_string() } else { varied.join(", ") }
+        format!(
+            "varied: {}",
+            if varied.is_empty() { "nothing".to_string() } else { varied.join(", ") }
+        ),
     )?;
     let budget = plan
         .budget_ns
         .map(|b| format!("; budget {}", estimate::human(Duration::from_nanos(b))))
         .unwrap_or_default();
-    writeln!(
+    line(
         out,
-        "  cell time {}; estimated duration {} (1.25 cell times per cell, {} ms per peer start){budget}",
-        icbench_report::format::ns(plan.cell_time_ns as f64),
-        estimate::human(est),
-        estimate::SESSION_START.as_millis()
+        format!(
+            "cell time {}; estimated duration {} (1.25 cell times per cell, {} ms per peer \
+             start){budget}",
+            icbench_report::format::ns(plan.cell_time_ns as f64),
+            estimate::human(est),
+            estimate::SESSION_START.as_millis()
+        ),
     )?;
     if plan.budget_ns.is_some_and(|b| est > Duration::from_nanos(b)) {
-        writeln!(
+        line(
             out,
-            "  note: the estimate exceeds the budget; the run stops when the budget is spent \
+            "note: the estimate exceeds the budget; the run stops when the budget is spent \
              and `icbench run --resume RUN` goes on"
+                .to_string(),
         )?;
     }
     cells(plan, out)

@@ -266,8 +266,9 @@ pub(crate) fn print(
         icbench_report::rt::json(&view, cells, &sysinfo(meta), buckets_us, 0, out)?;
     } else {
         icbench_report::rt::table(&view, out)?;
+        let width = icbench_report::table::text_width();
         for n in &meta.notes {
-            writeln!(out, "note: {n}")?;
+            writeln!(out, "note: {}", icbench_report::format::hanging(n, 6, width))?;
         }
     }
     Ok(())

@@ -18,15 +18,17 @@ pub fn text(r: &Report, w: &mut dyn Write) -> io::Result<()> {
         "icbench doctor: CPU {} (host end) and CPU {} (peer end)\n",
         r.host_cpu, r.peer_cpu
     )?;
+    // What was found, then the advice, both wrapped in the third column
+    // (from column 24) to the text width.
+    let room = icbench_report::table::text_width().saturating_sub(24).max(30);
     for f in &r.findings {
-        // What was found, then the advice, both wrapped in the third column.
-        for (i, line) in wrap(&f.found, 74).iter().enumerate() {
+        for (i, line) in wrap(&f.found, room).iter().enumerate() {
             match i {
                 0 => writeln!(w, "{:<5} {:<17} {line}", f.verdict.as_str(), f.id)?,
                 _ => writeln!(w, "{:<23} {line}", "")?,
             }
         }
-        for (i, line) in wrap(&f.advice, 74).iter().enumerate() {
+        for (i, line) in wrap(&f.advice, room).iter().enumerate() {
             if !line.is_empty() {
                 writeln!(w, "{:<23} {line}", if i == 0 { "      →" } else { "" })?;
             }

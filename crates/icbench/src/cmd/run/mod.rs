@@ -227,8 +227,8 @@ fn start(
     let id = store.begin_run(&meta)?;
     let claim = claim_run(&a.db, id)?;
     store.set_plan(id, &serde_json::to_string(plan)?, &serde_json::to_string(settings)?)?;
-    eprintln!(
-        "icbench: run {id}: {} cells ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
+    crate::say::say(&format!(
+        "run {id}: {} cells ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
         plan.cells.len(),
         if settings.source == "flags" {
             "from the flags".to_string()
@@ -239,7 +239,7 @@ fn start(
         settings.peer_cpu,
         settings.peer.as_str(),
         a.db.display()
-    );
+    ));
     if !settings.no_floor {
         eprintln!("icbench: measuring the floor between the two CPUs …");
         let cfg = settings.floor_engine(settings::peer_launch(settings.peer)?);
@@ -580,21 +580,22 @@ fn finish(
             icbench_report::json::run(&view, &mut out)?;
         } else {
             icbench_report::table::run(&view, &mut out, crate::cmd::show::detail(a.cells))?;
-            writeln!(
-                out,
-                "\nstored as run {id} in {}; `icbench show {id}` prints it again",
+            let stored = format!(
+                "stored as run {id} in {}; `icbench show {id}` prints it again",
                 a.db.display()
-            )?;
+            );
+            let width = icbench_report::table::text_width();
+            writeln!(out, "\n{}", icbench_report::format::wrap(&stored, width).join("\n"))?;
         }
     }
     if let Some(n) = note {
-        eprintln!("icbench: stopped: {n}");
+        crate::say::say(&format!("stopped: {n}"));
     }
     if status == RunStatus::Interrupted {
-        eprintln!(
-            "icbench: interrupted: run {id} keeps every finished cell and is marked interrupted; \
+        crate::say::say(&format!(
+            "interrupted: run {id} keeps every finished cell and is marked interrupted; \
              `icbench run --resume {id}` measures the rest"
-        );
+        ));
         return Ok(interrupted_exit());
     }
     Ok(ExitCode::SUCCESS)
@@ -643,7 +644,7 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
         todo.len()
     );
     store.reopen_run(id, &note).context("marking the run as running again")?;
-    eprintln!("icbench: run {id}: {note}");
+    crate::say::say(&format!("run {id}: {note}"));
     let mut meta = store.load_run(id)?.meta;
     let measured = measure(&mut store, id, &plan, &settings, &todo, None, a, done.len());
     finish(a, store, id, &mut meta, measured)

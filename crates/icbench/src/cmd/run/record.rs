@@ -127,7 +127,7 @@ impl<'a> Recorder<'a> {
                         self.total,
                         self.run.0
                     );
-                    eprintln!("icbench: {note}");
+                    crate::say::say(&note);
                     self.run_note(&note);
                 }
                 Err(e) => return Err(e.into()),
