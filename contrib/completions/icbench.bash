@@ -369,7 +369,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__compare)
-            opts="-L -h --baseline --link --db --json --sysfs-root --dev-root --help"
+            opts="-L -h --baseline --link --fail-if-slower --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -384,6 +384,10 @@ _icbench() {
                     return 0
                     ;;
                 -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-if-slower)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

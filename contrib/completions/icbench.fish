@@ -132,6 +132,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand model" -l json -d 'Print
 complete -c icbench -n "__fish_icbench_using_subcommand model" -s h -l help -d 'Print help'
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -l baseline -d 'Compare against the latest run labelled NAME (`run --label NAME`): it becomes the baseline, before the runs given (default: `latest`)' -r
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -s L -l link -d 'With one run: a link to compare; the first is the baseline' -r
+complete -c icbench -n "__fish_icbench_using_subcommand compare" -l fail-if-slower -d 'Exit 1 when any cell is shown slower than its baseline by more than this (e.g. 10%), naming each: a regression gate for CI' -r
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand compare" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F

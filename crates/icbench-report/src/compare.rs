@@ -12,6 +12,7 @@
 //! Cells that only have a rate (stream, goodput imports) are compared on
 //! bytes/s, one value each, without a test.
 
+use crate::format;
 use crate::replicates::Grouped;
 use icbench_model::{CellData, CellOutcome, CellResult, JSON_SCHEMA_VERSION, Pattern};
 use icbench_stats::{
@@ -80,6 +81,61 @@ pub struct CompareRow {
     /// no test is possible.
     pub significant: Option<bool>,
     pub note: Option<String>,
+    /// What the row shows of the other side against the baseline, in
+    /// words that fix the direction (issue #29): `faster`, `slower`, `no
+    /// change shown` or `not decided` ([`CompareRow::change_of`]).
+    pub change: &'static str,
+}
+
+impl CompareRow {
+    /// `faster` or `slower` when the test decided at α (a shorter time or
+    /// a higher rate is faster), `no change shown` when it did not, `not
+    /// decided` when no test could be made or a side is marked.
+    pub fn change_of(&self) -> &'static str {
+        match self.significant {
+            None => "not decided",
+            Some(false) => "no change shown",
+            Some(true) if self.slower_by() > 1.0 => "slower",
+            Some(true) => "faster",
+        }
+    }
+
+    /// How many times slower the other side is than the baseline: the
+    /// ratio of times, or the inverse ratio of rates (< 1: faster).
+    pub fn slower_by(&self) -> f64 {
+        if self.metric == "bytes_per_s" { 1.0 / self.ratio } else { self.ratio }
+    }
+
+    /// "B 3.62× slower than A (2.19× … 6.00×)", "B 1.31× faster than A (…)",
+    /// "no change shown" or "not decided": the times and the interval
+    /// turned the way the words say.
+    pub fn in_words(&self) -> String {
+        let decided = matches!(self.change, "faster" | "slower");
+        if !decided {
+            return self.change.to_string();
+        }
+        let rate = self.metric == "bytes_per_s";
+        let slower = self.change == "slower";
+        // The interval of "times slower": the ratio's for times, inverted
+        // for rates; inverted again for "times faster".
+        let turn = |v: f64| if rate != slower { v } else { 1.0 / v };
+        let times = turn(self.ratio).max(1.0 / turn(self.ratio));
+        let ci = match (self.ratio_ci95_lo, self.ratio_ci95_hi) {
+            (Some(lo), Some(hi)) => {
+                let (a, b) = (turn(lo), turn(hi));
+                let (a, b) = if a.max(b) >= 1.0 { (a, b) } else { (1.0 / a, 1.0 / b) };
+                format!(" ({} … {})", format::ratio(a.min(b)), format::ratio(a.max(b)))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "{} {} {} than {}{ci}",
+            self.other,
+            format::ratio(times),
+            self.change,
+            self.baseline
+        )
+    }
 }
 
 /// `icbench compare`.
@@ -91,6 +147,66 @@ pub struct CompareView {
     pub bootstrap_seed: u64,
     pub bootstrap_generator: &'static str,
     pub rows: Vec<CompareRow>,
+}
+
+/// How the rows of one pair of sides came out, for the summary line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub baseline: String,
+    pub other: String,
+    pub cells: usize,
+    pub faster: usize,
+    pub slower: usize,
+    pub no_change: usize,
+    pub not_decided: usize,
+}
+
+impl Tally {
+    /// "B against A, 300 cells: 12 faster, 3 slower, 285 no change shown,
+    /// 0 not decided (α = 0.05)", as every renderer prints it.
+    pub fn text(&self, alpha: f64) -> String {
+        format!(
+            "{} against {}, {} cell{}: {} faster, {} slower, {} no change shown, {} not decided \
+             (α = {alpha})",
+            self.other,
+            self.baseline,
+            self.cells,
+            if self.cells == 1 { "" } else { "s" },
+            self.faster,
+            self.slower,
+            self.no_change,
+            self.not_decided
+        )
+    }
+}
+
+impl CompareView {
+    /// Per side compared with the baseline, how its rows came out.
+    pub fn tally(&self) -> Vec<Tally> {
+        let mut out: Vec<Tally> = Vec::new();
+        for r in &self.rows {
+            let i = match out.iter().position(|t| t.other == r.other) {
+                Some(i) => i,
+                None => {
+                    out.push(Tally {
+                        baseline: r.baseline.clone(),
+                        other: r.other.clone(),
+                        ..Tally::default()
+                    });
+                    out.len() - 1
+                }
+            };
+            let t = &mut out[i];
+            t.cells += 1;
+            match r.change {
+                "faster" => t.faster += 1,
+                "slower" => t.slower += 1,
+                "no change shown" => t.no_change += 1,
+                _ => t.not_decided += 1,
+            }
+        }
+        out
+    }
 }
 
 /// A run's cells, as given to [`build`].
@@ -153,6 +269,9 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                 }
             }
         }
+    }
+    for r in &mut rows {
+        r.change = r.change_of();
     }
     CompareView {
         schema_version: JSON_SCHEMA_VERSION,
@@ -248,6 +367,7 @@ fn compare_cell(
         welch_p: None,
         significant: None,
         note: None,
+        change: "not decided",
     };
     let (sa, sb) = match (summary(da), summary(db)) {
         (Some(sa), Some(sb)) if a.key.pattern != Pattern::Stream => (sa, sb),
@@ -313,4 +433,84 @@ fn compare_cell(
         row.note = Some("no test available for these cells".into());
     }
     Some(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(
+        metric: &'static str,
+        ratio: f64,
+        ci: (f64, f64),
+        significant: Option<bool>,
+    ) -> CompareRow {
+        let mut r = CompareRow {
+            link: "shm".into(),
+            pattern: "stream",
+            size_bytes: 64,
+            channels: None,
+            blocks: None,
+            baseline: "A".into(),
+            other: "B".into(),
+            metric,
+            baseline_value: 1.0,
+            other_value: ratio,
+            baseline_count: 3,
+            other_count: 3,
+            difference: ratio - 1.0,
+            ratio,
+            ratio_ci95_lo: Some(ci.0),
+            ratio_ci95_hi: Some(ci.1),
+            ratio_ci_method: None,
+            mann_whitney_p: None,
+            welch_p: Some(0.01),
+            significant,
+            note: None,
+            change: "",
+        };
+        r.change = r.change_of();
+        r
+    }
+
+    /// Issue #29: the words fix the direction for times and rates alike.
+    #[test]
+    fn a_row_says_which_side_is_faster_and_by_how_much() {
+        // A rate of 0.25× the baseline's: 4× slower, its interval turned.
+        let r = row("bytes_per_s", 0.25, (0.2, 0.5), Some(true));
+        assert_eq!(r.change, "slower");
+        assert_eq!(r.in_words(), "B 4.00× slower than A (2.00× … 5.00×)");
+        // A time of 0.5× the baseline's: 2× faster.
+        let r = row("p50_ns", 0.5, (0.4, 0.8), Some(true));
+        assert_eq!(r.change, "faster");
+        assert_eq!(r.in_words(), "B 2.00× faster than A (1.25× … 2.50×)");
+        // A time of 3×: slower. A rate of 1.5×: faster.
+        assert_eq!(row("p50_ns", 3.0, (2.0, 4.0), Some(true)).change, "slower");
+        assert_eq!(row("bytes_per_s", 1.5, (1.2, 1.8), Some(true)).change, "faster");
+        // Undecided tests say so, in no direction.
+        assert_eq!(row("p50_ns", 1.2, (0.9, 1.6), Some(false)).in_words(), "no change shown");
+        assert_eq!(row("p50_ns", 1.2, (0.9, 1.6), None).in_words(), "not decided");
+    }
+
+    #[test]
+    fn the_tally_counts_each_side_s_rows() {
+        let view = CompareView {
+            schema_version: 1,
+            sides: Vec::new(),
+            alpha: 0.05,
+            bootstrap_seed: 0,
+            bootstrap_generator: "",
+            rows: vec![
+                row("p50_ns", 3.0, (2.0, 4.0), Some(true)),
+                row("p50_ns", 0.5, (0.4, 0.8), Some(true)),
+                row("p50_ns", 1.0, (0.9, 1.1), Some(false)),
+            ],
+        };
+        let t = &view.tally()[0];
+        assert_eq!((t.cells, t.faster, t.slower, t.no_change, t.not_decided), (3, 1, 1, 1, 0));
+        assert_eq!(
+            t.text(0.05),
+            "B against A, 3 cells: 1 faster, 1 slower, 1 no change shown, 0 not decided (α = 0.05)"
+        );
+    }
 }

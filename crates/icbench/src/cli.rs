@@ -308,6 +308,10 @@ pub struct CompareArgs {
     /// With one run: a link to compare; the first is the baseline.
     #[arg(long = "link", short = 'L', value_name = "SPEC")]
     pub links: Vec<String>,
+    /// Exit 1 when any cell is shown slower than its baseline by more than
+    /// this (e.g. 10%), naming each: a regression gate for CI.
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }

@@ -444,3 +444,50 @@ fn model_crossover_finds_where_seed_001s_netlink_overtakes_its_tty() {
     // without the flag, no crossovers
     assert!(json(&db, &["model", &run, "--json"]).get("crossovers").is_none());
 }
+
+/// Issue #29 item 4: `compare` answers first — per side, how many cells
+/// it is shown faster or slower in — says each row's answer in words that
+/// fix the direction, refuses a run compared with itself, and with
+/// `--fail-if-slower` exits 1 naming what regressed past the limit.
+#[test]
+fn compare_answers_in_words_and_gates_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    // 40 round trips of 64 B each: B's twice A's (medians 20.06 and
+    // 10.06 µs: 1.99×).
+    let csv = |name: &str, base: u64| {
+        let path = dir.path().join(name);
+        let mut text = String::from("size_bytes,time_ns,link\n");
+        for i in 0..40 {
+            text += &format!("64,{},pipe\n", base + i * 3);
+        }
+        std::fs::write(&path, text).unwrap();
+        let out = json(&db, &["import", path.to_str().unwrap(), "-f", "csv", "--json"]);
+        out["run_id"].as_i64().unwrap().to_string()
+    };
+    let (a, b) = (csv("a.csv", 10_000), csv("b.csv", 20_000));
+    let text = ok(&db, &["compare", &a, &b]);
+    assert!(
+        text.contains("B against A, 1 cell: 0 faster, 1 slower, 0 no change shown, 0 not decided"),
+        "{text}"
+    );
+    assert!(text.contains("B 1.99× slower than A (1.99× … 2.00×)"), "{text}");
+    let v = json(&db, &["compare", &a, &b, "--json"]);
+    assert_eq!(v["rows"][0]["change"], "slower", "{v}");
+    // The other way round: faster, the ratio turned.
+    let text = ok(&db, &["compare", &b, &a]);
+    assert!(text.contains("B 1.99× faster than A (1.99× … 2.00×)"), "{text}");
+
+    // A gate: past 50 %, exit 1 naming the cell; within 150 %, exit 0.
+    let gate = ["compare", &a, &b, "--fail-if-slower", "50%", "--db"];
+    let out = icbench().args(gate).arg(&db).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 cell shown slower") && err.contains("pipe pingpong 64 B"), "{err}");
+    ok(&db, &["compare", &a, &b, "--fail-if-slower", "150"]);
+    let e = fails(&db, &["compare", &a, &b, "--fail-if-slower", "soon"]);
+    assert!(e.contains("give a percentage"), "{e}");
+    // A run against itself is refused, not shown as 1.00×.
+    let e = fails(&db, &["compare", &a, &a]);
+    assert!(e.contains("is given twice"), "{e}");
+}

@@ -10,14 +10,19 @@ use crate::svg::{self, Axis, HLine, Plot, Pt, Series, Unit, esc};
 
 use super::{Figures, figure};
 
+/// The row's answer in the words the terminal uses ("B 3.62× slower than
+/// A (2.19× … 6.00×)", "no change shown"), with why it is not decided.
+fn shown(r: &CompareRow) -> String {
+    match (r.change, &r.note) {
+        ("not decided", Some(n)) => format!("not decided: {n}"),
+        _ => r.in_words(),
+    }
+}
+
 /// What a ratio's marker says on hover: both tests' p-values as the table
 /// and the CLI print them (`<0.001`, never `0.000`), and the verdict.
 fn tip(r: &CompareRow) -> String {
-    let verdict = match r.significant {
-        Some(true) => "significant".to_string(),
-        Some(false) => "not significant".to_string(),
-        None => format!("no test: {}", r.note.as_deref().unwrap_or("")),
-    };
+    let verdict = shown(r);
     format!(
         "p (Mann–Whitney) {} · p (Welch) {} · {verdict}",
         format::p_value(r.mann_whitney_p),
@@ -85,14 +90,18 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, c: &CompareView) {
             "compare-ratio".into(),
             svg,
             &format!(
-                "Below 1: the other run is faster. Bars: 95 % CI of the ratio. Filled markers: \
-                 significant at α = {}; open: not, or no test (hover for the p-values).{}",
+                "Other ÷ baseline: below 1 for a time, above 1 for a rate, the other run is \
+                 faster. Bars: 95 % CI of the ratio. Filled markers: shown faster or slower at \
+                 α = {}; open: no change shown, or not decided (hover for the p-values).{}",
                 c.alpha,
                 if panels { " One panel per link, on shared axes." } else { "" }
             ),
         );
     }
-    h.push_str("<table><tr><th class=\"l\">link</th><th class=\"l\">pattern</th><th>size</th><th>sides</th><th>baseline</th><th>other</th><th>ratio (95% CI)</th><th>p (Mann–Whitney)</th><th>p (Welch)</th><th class=\"l\">significant</th></tr>");
+    for t in c.tally() {
+        let _ = write!(h, "<p>{}</p>", esc(&t.text(c.alpha)));
+    }
+    h.push_str("<table><tr><th class=\"l\">link</th><th class=\"l\">pattern</th><th>size</th><th>sides</th><th>baseline</th><th>other</th><th>ratio (95% CI)</th><th>p (Mann–Whitney)</th><th>p (Welch)</th><th class=\"l\">shown</th></tr>");
     for r in &c.rows {
         let val =
             |v: f64| if r.metric == "bytes_per_s" { format::rate(v, "B/s") } else { format::ns(v) };
@@ -101,11 +110,7 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, c: &CompareView) {
             _ => String::new(),
         };
         let p = format::p_value;
-        let sig = match r.significant {
-            Some(true) => "yes".to_string(),
-            Some(false) => "no".to_string(),
-            None => format!("no test: {}", r.note.as_deref().unwrap_or("")),
-        };
+        let sig = shown(r);
         let _ = write!(
             h,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{} → {}</td><td>{} (n={})</td><td>{} (n={})</td><td>{}{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",

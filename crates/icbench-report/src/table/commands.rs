@@ -215,34 +215,33 @@ fn compare_text(view: &crate::compare::CompareView, out: &mut dyn Write) -> std:
     if view.rows.is_empty() {
         return writeln!(out, "no cells in common to compare");
     }
+    // The answer first (issue #29): per side, how many cells it was shown
+    // faster or slower in, and how many showed no change or decided nothing.
+    for t in view.tally() {
+        super::wrapped(out, &t.text(view.alpha))?;
+    }
     let mut t = table(&[
         "link",
         "pattern",
         "size",
-        "sides",
         "baseline",
         "other",
         "difference",
         "ratio",
         "ratio 95% CI",
         "p (MW / Welch)",
-        "significant",
+        "shown",
     ]);
     let mut notes: Vec<String> = Vec::new();
     for r in &view.rows {
         let p = format::p_value;
-        let sig = match r.significant {
-            Some(true) => "yes".to_string(),
-            Some(false) => "no".to_string(),
-            None => {
-                if let Some(n) = &r.note
-                    && !notes.contains(n)
-                {
-                    notes.push(n.clone());
-                }
-                "no test".to_string()
-            }
-        };
+        if r.significant.is_none()
+            && let Some(n) = &r.note
+            && !notes.contains(n)
+        {
+            notes.push(n.clone());
+        }
+        let sig = r.in_words();
         t.add_row(vec![
             link_label(&r.link, r.channels),
             r.pattern.to_string(),
@@ -250,9 +249,13 @@ fn compare_text(view: &crate::compare::CompareView, out: &mut dyn Write) -> std:
                 Some(b) => format!("{}×{b}", format::bytes(r.size_bytes)),
                 None => format::bytes(r.size_bytes),
             },
-            format!("{} → {}", r.baseline, r.other),
-            format!("{} (n={})", metric_value(r.metric, r.baseline_value), r.baseline_count),
-            format!("{} (n={})", metric_value(r.metric, r.other_value), r.other_count),
+            format!(
+                "{}: {} (n={})",
+                r.baseline,
+                metric_value(r.metric, r.baseline_value),
+                r.baseline_count
+            ),
+            format!("{}: {} (n={})", r.other, metric_value(r.metric, r.other_value), r.other_count),
             signed(r.metric, r.difference),
             format::ratio(r.ratio),
             match (r.ratio_ci95_lo, r.ratio_ci95_hi) {
@@ -265,11 +268,15 @@ fn compare_text(view: &crate::compare::CompareView, out: &mut dyn Write) -> std:
     }
     right_align(&mut t, 2);
     writeln!(out, "{}", draw(&t))?;
-    writeln!(
+    super::wrapped(
         out,
-        "baseline and other are medians (p50_ns) or rates (bytes/s); ratio = other ÷ baseline; \
-         significant at α = {} by Mann–Whitney U on the histograms, else Welch's t on raw samples",
-        view.alpha
+        &format!(
+            "baseline and other are medians (p50_ns) or rates (bytes/s); ratio = other ÷ \
+             baseline (above 1: a longer time, or a higher rate); shown at α = {} by Welch's t \
+             on the replicate blocks' figures, else Mann–Whitney U on the histograms, else \
+             Welch's t on raw samples",
+            view.alpha
+        ),
     )?;
     for n in notes {
         super::wrapped(out, &format!("note: {n}"))?;

@@ -122,6 +122,17 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
                 "compare needs two runs (icbench compare 3 4), or one run and two --link",
             ));
         }
+        // A run against itself shows nothing (issue #29: `--baseline base`
+        // with base the latest run compared it with itself, 1.00×).
+        for (i, r) in runs.iter().enumerate() {
+            if runs[..i].iter().any(|e| e.id == r.id) {
+                return Err(bad(format!(
+                    "compare: run {} is given twice (a --baseline is compared with the latest run \
+                     unless runs are given): name another run to compare it with",
+                    r.id
+                )));
+            }
+        }
         runs.iter()
             .enumerate()
             .map(|(i, r)| {
@@ -135,13 +146,47 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
             })
             .collect()
     };
+    let limit = a.fail_if_slower.as_deref().map(percent).transpose()?;
     let cv = icbench_report::compare::build(&inputs, by_link);
     if a.db.json {
         json_out(&cv)?;
     } else {
         icbench_report::table::compare(&cv, &mut std::io::stdout().lock())?;
     }
+    // For a firmware team's CI (issue #29): exit 1 when a cell is shown
+    // slower than its baseline by more than the limit.
+    if let Some(pct) = limit {
+        let slower: Vec<String> = cv
+            .rows
+            .iter()
+            .filter(|r| r.change == "slower" && r.slower_by() > 1.0 + pct / 100.0)
+            .map(|r| {
+                let size = icbench_report::format::bytes(r.size_bytes);
+                format!("{} {} {size}: {}", r.link, r.pattern, r.in_words())
+            })
+            .collect();
+        if !slower.is_empty() {
+            crate::say::say(&format!(
+                "--fail-if-slower {pct}%: {} cell{} shown slower than the baseline by more: {}",
+                slower.len(),
+                if slower.len() == 1 { "" } else { "s" },
+                slower.join("; ")
+            ));
+            return Ok(ExitCode::from(1));
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `10%`, `10` or `2.5 %` as a percentage, at least 0.
+fn percent(text: &str) -> Result<f64> {
+    let v: Option<f64> = text.trim().trim_end_matches('%').trim().parse().ok();
+    match v {
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(bad(format!(
+            "--fail-if-slower {text}: give a percentage of at least 0, e.g. 10% or 2.5"
+        ))),
+    }
 }
 
 /// Standard output, or a file created for the purpose.
