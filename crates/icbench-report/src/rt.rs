@@ -151,10 +151,18 @@ fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
         match (&r.latency_ns, &r.reason) {
             (Some(s), _) => {
                 cells.push(s.count.to_string());
-                for v in [s.min, s.p50, s.p90, s.p99, s.p99_9] {
-                    cells.push(format::ns(v));
+                cells.push(format::ns(s.min));
+                // A percentile q is shown from 1 ÷ (1 − q) samples on (issue
+                // #29: p99.99 of 500 wake-ups is the maximum by another
+                // name): "–" below.
+                let tail = |v: Option<f64>, q: f64| match v {
+                    Some(v) if s.count as f64 >= (1.0 / (1.0 - q)).round() => format::ns(v),
+                    _ => "–".into(),
+                };
+                for (v, q) in [(s.p50, 0.5), (s.p90, 0.9), (s.p99, 0.99), (s.p99_9, 0.999)] {
+                    cells.push(tail(Some(v), q));
                 }
-                cells.push(r.p99_99_ns.map_or("–".into(), format::ns));
+                cells.push(tail(r.p99_99_ns, 0.9999));
                 cells.push(format::ns(s.max));
                 cells.push(format::ns(s.mean));
             }
@@ -289,6 +297,45 @@ mod tests {
         let p = hist_quantile(&h, 0.9999).unwrap();
         assert!((9_990.0..=10_000.0).contains(&p), "{p}");
         assert_eq!(hist_quantile(&h, 1.0).unwrap(), s.max.min(hist_quantile(&h, 1.0).unwrap()));
+    }
+
+    /// Issue #29: 500 wake-ups show p50 … p99 and no p99.9 or p99.99 —
+    /// those need 1,000 and 10,000 samples.
+    #[test]
+    fn a_tail_percentile_needs_the_samples_to_have_one() {
+        use icbench_model::{CellData, CellKey, Pattern};
+        let mut h = LatencyHistogram::new();
+        (1..=500u64).for_each(|v| h.record(v * 1000));
+        let mut key = CellKey::new("timer", Pattern::Timer, 0);
+        key.factors.insert("cpu".into(), "0".into());
+        let d = CellData {
+            messages: 500,
+            bytes: 0,
+            elapsed_ns: 500_000_000,
+            warmup_messages: 0,
+            latency: Some(h),
+            raw_ns: None,
+            window: None,
+            counters: Default::default(),
+            channels: None,
+            adaptive: None,
+            per_channel: Vec::new(),
+            disturbance: None,
+            cut_at_messages: None,
+            timed_batch: None,
+            state: None,
+        };
+        let cells = [CellResult { key, outcome: CellOutcome::Measured(d) }];
+        let view = build(1, &crate::testing::meta(), &cells);
+        let mut out = Vec::new();
+        table(&view, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().find(|l| l.contains("cpu 0")).unwrap();
+        let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+        // pattern, where, samples, min, p50, p90, p99, p99.9, p99.99, max, mean
+        assert_eq!(cells[2], "500", "{text}");
+        assert_ne!(cells[6], "–", "{text}");
+        assert_eq!((cells[7], cells[8]), ("–", "–"), "{text}");
     }
 
     #[test]
