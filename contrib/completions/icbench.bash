@@ -46,6 +46,9 @@ _icbench() {
             icbench,irq)
                 cmd="icbench__subcmd__irq"
                 ;;
+            icbench,label)
+                cmd="icbench__subcmd__label"
+                ;;
             icbench,links)
                 cmd="icbench__subcmd__links"
                 ;;
@@ -111,6 +114,9 @@ _icbench() {
                 ;;
             icbench__subcmd__help,irq)
                 cmd="icbench__subcmd__help__subcmd__irq"
+                ;;
+            icbench__subcmd__help,label)
+                cmd="icbench__subcmd__help__subcmd__label"
                 ;;
             icbench__subcmd__help,links)
                 cmd="icbench__subcmd__help__subcmd__links"
@@ -245,7 +251,7 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs label show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,7 +583,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="run plan runs label show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -717,6 +723,20 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help__subcmd__irq)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__label)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1151,6 +1171,32 @@ _icbench() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__label)
+            opts="-h --remove --db --sysfs-root --dev-root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

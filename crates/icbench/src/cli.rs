@@ -58,6 +58,8 @@ pub enum Command {
     Plan(PlanCommand),
     /// List the runs in the results database.
     Runs(RunsArgs),
+    /// Label a stored run (as `run --label` does), or take its label away.
+    Label(LabelArgs),
     /// Print a stored run again, from the database alone.
     Show(ShowArgs),
     /// Fit t(n) = a + b·n per link and pattern: fixed cost, bandwidth, n½.
@@ -290,6 +292,23 @@ pub struct ReportArgs {
     /// Also write each figure as its own SVG file into this directory.
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
+    /// Results database (SQLite).
+    #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// The run (a number or `latest`).
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// Its new label; `compare --baseline NAME` and `runs --label NAME`
+    /// find it by this.
+    #[arg(value_name = "NAME", required_unless_present = "remove")]
+    pub name: Option<String>,
+    /// Take the run's label away instead.
+    #[arg(long, conflicts_with = "name")]
+    pub remove: bool,
     /// Results database (SQLite).
     #[arg(long, env = "ICBENCH_DB", default_value = "icbench.db", value_name = "PATH")]
     pub db: PathBuf,

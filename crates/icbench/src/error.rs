@@ -23,6 +23,15 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     if e.chain().any(|c| c.is::<BadInput>()) {
         return 2;
     }
+    // A run the store does not have is a run number the user gave.
+    if e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<icbench_store::StoreError>(),
+            Some(icbench_store::StoreError::NoSuchRun { .. })
+        )
+    }) {
+        return 2;
+    }
     // A broken pipe on stdout (`icbench show | head`) is not a failure.
     if e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()

@@ -491,3 +491,26 @@ fn compare_answers_in_words_and_gates_a_regression() {
     let e = fails(&db, &["compare", &a, &a]);
     assert!(e.contains("is given twice"), "{e}");
 }
+
+/// Issue #29: a stored run can be labelled afterwards, relabelled, and its
+/// label taken away; `compare --baseline` and `runs --label` follow.
+#[test]
+fn a_stored_run_is_labelled_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("l.db");
+    let a = import(&db, "seed-000-tty.log", "seed-tty", &[]).to_string();
+    let b = import(&db, "seed-000-tty.log", "seed-tty", &[]).to_string();
+    let text = ok(&db, &["label", &a, "base"]);
+    assert!(text.contains(&format!("run {a} labelled base")), "{text}");
+    let runs = json(&db, &["runs", "--label", "base", "--json"]);
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 1, "{runs}");
+    let c = json(&db, &["compare", "--baseline", "base", &b, "--json"]);
+    assert_eq!(c["sides"][0]["run_id"].as_i64().unwrap().to_string(), a, "{c}");
+    ok(&db, &["label", &a, "--remove"]);
+    let e = fails(&db, &["runs", "--label", "base"]);
+    assert!(e.contains("no run is labelled 'base'"), "{e}");
+    let e = fails(&db, &["label", "99", "x"]);
+    assert!(e.contains("99"), "{e}");
+    let e = fails(&db, &["label", &a, " "]);
+    assert!(e.contains("not empty"), "{e}");
+}

@@ -103,6 +103,21 @@ impl Store {
         Ok(())
     }
 
+    /// Labels a stored run (`icbench label`, issue #29), or takes its label
+    /// away with `None`: `compare --baseline NAME` and `runs --label NAME`
+    /// find it by this.
+    pub fn set_label(&mut self, run: RunId, label: Option<&str>) -> Result<(), StoreError> {
+        let path = self.path.as_str();
+        let n = self
+            .conn
+            .execute("UPDATE runs SET label = ?2 WHERE id = ?1", params![run.0, label])
+            .map_err(sql(path, "labelling a run"))?;
+        if n == 0 {
+            return Err(self_no_such_run(path, run));
+        }
+        Ok(())
+    }
+
     /// Attaches a sanity warning to a run (importers: "3 replies were short").
     pub fn add_warning(&mut self, run: RunId, message: &str) -> Result<(), StoreError> {
         let path = self.path.as_str();

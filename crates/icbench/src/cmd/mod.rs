@@ -36,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Plan(crate::cli::PlanCommand::Check(a)) => plan::check(&a),
         Command::Runs(a) => show::runs(&a),
+        Command::Label(a) => show::label(&a),
         Command::Show(a) => show::show(&a),
         Command::Model(a) => analyse::model(&a),
         Command::Compare(a) => analyse::compare(&a),

@@ -41,6 +41,30 @@ fn unstable(r: &icbench_store::RunSummary) -> bool {
     }
 }
 
+/// `icbench label RUN NAME`: labels a stored run, or `--remove` takes its
+/// label away (issue #29: a run could be labelled only when measured).
+pub fn label(a: &crate::cli::LabelArgs) -> Result<ExitCode> {
+    let mut store = open_existing(&a.db)?;
+    let run = resolve_run(&store, &a.db, &a.run)?;
+    let name = a.name.as_deref().map(str::trim);
+    if name.is_some_and(str::is_empty) {
+        return Err(bad("label: give a name that is not empty, or --remove"));
+    }
+    store.set_label(run, name)?;
+    let mut out = std::io::stdout().lock();
+    match name {
+        Some(n) => writeln!(
+            out,
+            "run {} labelled {}: `icbench compare --baseline {}` finds it",
+            run.0,
+            icbench_report::format::printable(n),
+            icbench_report::format::printable(n)
+        )?,
+        None => writeln!(out, "run {}: its label taken away", run.0)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
     let a = &r.db;
     // A database that is not there is refused as `show` refuses it (a
