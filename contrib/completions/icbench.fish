@@ -336,7 +336,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand doctor" -l sysfs-root -d
 complete -c icbench -n "__fish_icbench_using_subcommand doctor" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand doctor" -l json -d 'Print JSON instead of text (with a schema_version)'
 complete -c icbench -n "__fish_icbench_using_subcommand doctor" -s h -l help -d 'Print help'
-complete -c icbench -n "__fish_icbench_using_subcommand merge" -l board -d 'The board (or lab place) the databases come from, recorded with each run (default: each file\'s name)' -r
+complete -c icbench -n "__fish_icbench_using_subcommand merge" -l board -d 'The board (or lab place) the databases come from, recorded with each run (default: each file\'s name, or its directory\'s for icbench.db; two files that would be one board are refused)' -r
 complete -c icbench -n "__fish_icbench_using_subcommand merge" -l db -d 'Results database (SQLite); `run`, `import`, `timer` and `wakeup` create it, the other commands only read it' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand merge" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand merge" -l dev-root -d 'Where the device nodes are (/dev/rpmsg*, /dev/ttyRPMSG*)' -r -F

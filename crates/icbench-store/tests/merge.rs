@@ -18,6 +18,8 @@ fn board_db(path: &std::path::Path, host: &str) {
         s.insert_cell(run, &c).unwrap();
     }
     s.add_warning(run, "one reply was short").unwrap();
+    let tail = icbench_model::FloorTail { cacheline_rtt_ns: 151.5, memcpy_bytes_per_s: 9.5e9 };
+    s.set_floor_tail(run, &tail).unwrap();
     s.finish_run(run, RunStatus::Finished, 2, None, &[]).unwrap();
     let imp = RunMeta { started_unix_ns: m.started_unix_ns + 1, ..m };
     s.import_run(&imp, &RunSource::Imported("csv".into()), "t.csv", &[imported_bulk()], &[])
@@ -63,6 +65,9 @@ fn runs_are_copied_whole_with_their_origin_and_never_twice() {
     let src = Store::open(&a).unwrap();
     let want = src.load_run(first[0].from).unwrap();
     let got = lab.load_run(first[0].to).unwrap();
+    // The floor at the tail too (issue #29: merge dropped it, and with it
+    // whether the floor moved).
+    assert!(want.meta.floor_tail.is_some());
     assert_eq!(got.meta, want.meta);
     assert_cells_eq(&got.cells, &want.cells);
     assert_eq!(got.warnings, want.warnings);

@@ -121,7 +121,8 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "OTHER.db")]
     pub others: Vec<PathBuf>,
     /// The board (or lab place) the databases come from, recorded with each
-    /// run (default: each file's name).
+    /// run (default: each file's name, or its directory's for icbench.db;
+    /// two files that would be one board are refused).
     #[arg(long, value_name = "NAME")]
     pub board: Option<String>,
     #[command(flatten)]

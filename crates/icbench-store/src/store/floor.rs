@@ -12,14 +12,7 @@ impl Store {
 
     /// Records the floor measured again at the tail of a run.
     pub fn set_floor_tail(&mut self, run: RunId, tail: &FloorTail) -> Result<(), StoreError> {
-        let n = self
-            .conn
-            .execute(
-                "UPDATE runs SET floor_tail_cacheline_rtt_ns = ?2, floor_tail_memcpy_bytes_per_s = ?3
-                 WHERE id = ?1",
-                params![run.0, tail.cacheline_rtt_ns, tail.memcpy_bytes_per_s],
-            )
-            .map_err(sql(self.path.as_str(), "recording the floor at the tail"))?;
+        let n = write_floor_tail(&self.conn, self.path.as_str(), run, tail)?;
         self.one_row(n, run)
     }
 
@@ -28,6 +21,21 @@ impl Store {
         let n = write_fast_counter(&self.conn, self.path.as_str(), run, fc)?;
         self.one_row(n, run)
     }
+}
+
+/// Writes the floor at a run's tail; returns the number of rows changed.
+pub(super) fn write_floor_tail(
+    conn: &rusqlite::Connection,
+    path: &str,
+    run: RunId,
+    tail: &FloorTail,
+) -> Result<usize, StoreError> {
+    conn.execute(
+        "UPDATE runs SET floor_tail_cacheline_rtt_ns = ?2, floor_tail_memcpy_bytes_per_s = ?3
+         WHERE id = ?1",
+        params![run.0, tail.cacheline_rtt_ns, tail.memcpy_bytes_per_s],
+    )
+    .map_err(sql(path, "recording the floor at the tail"))
 }
 
 /// Writes a run's floor columns; returns the number of rows changed.

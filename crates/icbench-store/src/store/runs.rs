@@ -297,6 +297,11 @@ pub(super) fn write_run(
     if let Some(fc) = &meta.fast_counter {
         write_fast_counter(tx, path, run, fc)?;
     }
+    // A merged run keeps its floor at the tail, and with it whether the
+    // floor moved (issue #29: merge dropped it, and "UNSTABLE" with it).
+    if let Some(tail) = &meta.floor_tail {
+        super::floor::write_floor_tail(tx, path, run, tail)?;
+    }
     Ok(run)
 }
 

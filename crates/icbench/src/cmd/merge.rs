@@ -13,7 +13,43 @@ use crate::cli::MergeArgs;
 use crate::cmd::show::open_store;
 use crate::error::bad;
 
+/// The board a file's runs are recorded under without --board: the
+/// file's name, or for the default name (`icbench.db`) its directory's
+/// (`board1/icbench.db` → `board1`), so that the files of a lab, each
+/// `icbench.db` in its own directory, are told apart (issue #29).
+fn board_of(file: &std::path::Path) -> String {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let dir = || {
+        std::path::absolute(file)
+            .ok()?
+            .parent()?
+            .file_name()
+            .map(|d| d.to_string_lossy().into_owned())
+    };
+    match stem {
+        Some(s) if s == "icbench" => dir().unwrap_or(s),
+        Some(s) => s,
+        None => "?".into(),
+    }
+}
+
 pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
+    // Two files that would be one board are refused before anything is
+    // merged: their runs could not be told apart afterwards.
+    if a.board.is_none() {
+        let mut seen: std::collections::BTreeMap<String, &std::path::Path> = Default::default();
+        for other in &a.others {
+            let board = board_of(other);
+            if let Some(first) = seen.insert(board.clone(), other) {
+                return Err(bad(format!(
+                    "{} and {} would both be board '{board}': merge each with its own --board \
+                     NAME; nothing was merged",
+                    first.display(),
+                    other.display()
+                )));
+            }
+        }
+    }
     let mut lab = open_store(&a.db.db)?;
     let mut out = std::io::stdout().lock();
     let mut report = Vec::new();
@@ -34,9 +70,7 @@ pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
             .map(|r| snap.store.load_run(r.id))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| bad(e.to_string()))?;
-        let board = a.board.clone().unwrap_or_else(|| {
-            other.file_stem().map_or("?".into(), |s| s.to_string_lossy().into_owned())
-        });
+        let board = a.board.clone().unwrap_or_else(|| board_of(other));
         let shown = other.display().to_string();
         let merged =
             lab.merge_runs(&runs, &|r| format!("board {board} · {shown} · run {}", r.id))?;
