@@ -542,15 +542,18 @@ fn targets_line(view: &RunView, out: &mut dyn Write) -> std::io::Result<()> {
         return Ok(());
     }
     let count = |v| view.targets.iter().filter(|t| t.verdict == v).count();
-    writeln!(
+    writeln!(out)?;
+    wrapped(
         out,
-        "\ntargets: {} compared with this run's floor, {} met, {} not met, {} undecided: \
-         `icbench show {} --targets`",
-        view.targets.len(),
-        count(crate::targets::Verdict::Met),
-        count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
-        count(crate::targets::Verdict::NotShown),
-        view.run_id
+        &format!(
+            "targets: {} compared with this run's floor, {} met, {} not met, {} not shown: \
+             `icbench show {} --targets`",
+            view.targets.len(),
+            count(crate::targets::Verdict::Met),
+            count(crate::targets::Verdict::NotMet) + count(crate::targets::Verdict::OutOfReach),
+            count(crate::targets::Verdict::NotShown),
+            view.run_id
+        ),
     )
 }
 
