@@ -78,7 +78,7 @@ fn the_live_machine_gets_every_check() {
     let out = icbench().args(["doctor", "--json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["findings"].as_array().unwrap().len(), 12);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 14);
     // The live machine's fast counter was examined (trusted or not).
     let fc = v["findings"].as_array().unwrap().iter().find(|f| f["id"] == "fast-counter");
     let fc = fc.unwrap()["found"].as_str().unwrap();

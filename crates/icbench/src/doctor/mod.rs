@@ -11,6 +11,7 @@
 //! themselves stay pure functions of their inputs. Rendering is separate ([`render`]).
 
 mod checks;
+mod machine;
 pub mod permit;
 pub mod render;
 
@@ -127,6 +128,8 @@ pub fn examine(
         checks::smt(roots, pair),
         checks::preempt_rt(roots),
         checks::cpu_dma_latency(roots),
+        machine::virtual_machine(roots),
+        machine::load(roots),
         checks::fast_counter(counter),
         checks::remoteproc(roots),
         checks::rpmsg(roots),

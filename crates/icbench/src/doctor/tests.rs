@@ -87,6 +87,8 @@ fn every_check_reports_once_with_a_stable_id() {
             "smt",
             "preempt-rt",
             "cpu-dma-latency",
+            "virtual",
+            "load",
             "fast-counter",
             "remoteproc",
             "rpmsg"
@@ -226,6 +228,55 @@ fn cpu_dma_latency_presence_is_reported() {
     let f = t.find("cpu-dma-latency", &allowed());
     assert_eq!(f.found, "/dev/cpu_dma_latency present; cpuidle driver psci_idle");
     assert!(f.advice.contains("--dma-latency 0"), "{}", f.advice);
+}
+
+/// Issue #29 item 7: a VM is named as one, from any of its signs.
+#[test]
+fn a_virtual_machine_is_named_from_its_signs() {
+    let t = Tree::new();
+    t.put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme de pse tsc msr");
+    assert_eq!(t.find("virtual", &allowed()).verdict, Verdict::Ok);
+    t.put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm");
+    t.put("sys/class/dmi/id/sys_vendor", "QEMU");
+    t.put("sys/devices/system/cpu/cpuidle/current_driver", "haltpoll");
+    let f = t.find("virtual", &allowed());
+    assert_eq!(f.verdict, Verdict::Warn);
+    assert_eq!(
+        f.found,
+        "a virtual machine: QEMU, the CPUs' hypervisor flag, cpuidle driver haltpoll"
+    );
+    assert!(f.advice.contains("state probe"), "{}", f.advice);
+    // A board (an ARM CPU has no such flag) with a vendor's DMI name.
+    let b = Tree::new();
+    b.put("sys/class/dmi/id/sys_vendor", "STMicroelectronics");
+    assert_eq!(b.find("virtual", &allowed()).verdict, Verdict::Ok);
+}
+
+/// Issue #29 item 7: other work and stolen time are said, with numbers.
+#[test]
+fn load_and_stolen_time_are_reported() {
+    let t = Tree::new();
+    assert_eq!(t.find("load", &allowed()).verdict, Verdict::Info);
+    t.put("proc/loadavg", "0.12 0.30 0.41 1/180 4242");
+    // user nice system idle iowait irq softirq steal: 0.1 % stolen.
+    t.put("proc/stat", "cpu  400 0 100 9400 0 0 0 10 0 0\ncpu0 200 0 50 4700 0 0 0 5 0 0");
+    let f = t.find("load", &allowed());
+    assert_eq!(
+        (f.verdict, f.found.as_str()),
+        (Verdict::Ok, "1-minute load 0.12; 0.1 % stolen since boot")
+    );
+    t.put("proc/loadavg", "1.75 1.20 0.90 3/180 4242");
+    let f = t.find("load", &allowed());
+    assert_eq!(f.verdict, Verdict::Warn);
+    assert!(f.advice.contains("idle machine"), "{}", f.advice);
+    // Stolen time alone is reason enough.
+    t.put("proc/loadavg", "0.05 0.05 0.05 1/180 4242");
+    t.put("proc/stat", "cpu  400 0 100 9000 0 0 0 500 0 0");
+    let f = t.find("load", &allowed());
+    assert_eq!(
+        (f.verdict, f.found.as_str()),
+        (Verdict::Warn, "1-minute load 0.05; 5.0 % stolen since boot")
+    );
 }
 
 #[test]
