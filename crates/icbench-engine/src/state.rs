@@ -51,7 +51,7 @@ const PROBE_BUDGET_NS: u64 = 250_000_000;
 /// not) 12 keep a default run's probes within issue #28's 3 %, and a
 /// block's probe with the next block's still followed the 20 ms pipe block
 /// between them (correlation 0.64–0.99 over 340–450 blocks, 2026-11-27;
-/// docs/results.md).
+/// scripts/probes/wake-probe.c, docs/results.md).
 const WAKE_TRIPS: usize = 12;
 
 /// The machine's state between `host_cpu` (the calling thread is pinned
