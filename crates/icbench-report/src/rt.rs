@@ -303,29 +303,11 @@ mod tests {
     /// those need 1,000 and 10,000 samples.
     #[test]
     fn a_tail_percentile_needs_the_samples_to_have_one() {
-        use icbench_model::{CellData, CellKey, Pattern};
-        let mut h = LatencyHistogram::new();
-        (1..=500u64).for_each(|v| h.record(v * 1000));
+        use icbench_model::{CellKey, Pattern};
         let mut key = CellKey::new("timer", Pattern::Timer, 0);
         key.factors.insert("cpu".into(), "0".into());
-        let d = CellData {
-            messages: 500,
-            bytes: 0,
-            elapsed_ns: 500_000_000,
-            warmup_messages: 0,
-            latency: Some(h),
-            raw_ns: None,
-            window: None,
-            counters: Default::default(),
-            channels: None,
-            adaptive: None,
-            per_channel: Vec::new(),
-            disturbance: None,
-            cut_at_messages: None,
-            timed_batch: None,
-            state: None,
-        };
-        let cells = [CellResult { key, outcome: CellOutcome::Measured(d) }];
+        // 499 wake-ups around 1 µs and one long one: 500 samples.
+        let cells = [crate::html::tests::measured(key, 1000, 499)];
         let view = build(1, &crate::testing::meta(), &cells);
         let mut out = Vec::new();
         table(&view, &mut out).unwrap();
