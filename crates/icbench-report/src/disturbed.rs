@@ -164,12 +164,16 @@ pub fn footnotes(view: &crate::RunView) -> Vec<String> {
         let r = m.replicates.as_ref().filter(|r| r.disagree && !r.too_few_blocks)?;
         Some(format!("{MARK} {}: {}", m.label(), crate::replicates::disagreement(r)))
     });
+    let wide = rows.iter().filter_map(|m| {
+        let r = m.replicates.as_ref().filter(|r| r.wide && !r.disagree && !r.too_few_blocks)?;
+        Some(format!("{MARK} {}: {}", m.label(), crate::replicates::too_wide(r)))
+    });
     let outside = rows.iter().filter_map(|m| {
         let r = m.replicates.as_ref()?;
         let h = r.history.as_ref().filter(|h| !h.within)?;
         Some(format!("{MARK} {}: {}", m.label(), crate::history::outside(r, h)))
     });
-    disturbed.chain(too_few).chain(disagree).chain(outside).collect()
+    disturbed.chain(too_few).chain(disagree).chain(wide).chain(outside).collect()
 }
 
 /// The counters of every cell that has them, for `icbench show --stats`:

@@ -100,6 +100,11 @@ pub const CSV_COLUMNS: &[&str] = &[
     // trip around each block (their geometric mean).
     "state_wake_rtt_ns",
     "p50_over_wake",
+    // Whether the terminal marks the cell `!` (issue #29: the export says
+    // what the terminal says): disturbed, blocks that disagree or too few
+    // of them, a repeat run that may land too far, or outside its host's
+    // history; empty for a cell not measured.
+    "marked",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -217,6 +222,8 @@ impl Line<'_> {
         rec.push(num(r
             .and_then(|r| r.states.as_ref())
             .and_then(|s| s.wake.as_ref()?.p50_over_wake)));
+        let marked = d.is_some_and(|d| d.disturbed) || r.is_some_and(|r| r.marked());
+        rec.push(int((self.status == "ok").then_some(u8::from(marked))));
         rec
     }
 }
@@ -476,6 +483,17 @@ mod tests {
         let single = rows.iter().find(|l| &l[col("size_bytes")] == "1").unwrap();
         assert_eq!((&single[col("rep_blocks")], &single[col("factors")]), ("", ""));
         assert_eq!(&single[col("state_line_rtt_ns")], "");
+        // Marked as the terminal marks it: these blocks agree; a third
+        // block 1.5× off makes the cell's blocks disagree, and it is `1`.
+        assert_eq!((&rep[col("marked")], &single[col("marked")]), ("0", "0"));
+        let wild =
+            [probed("0", 10_000, 210.0), probed("1", 15_000, 200.0), probed("2", 9_900, 190.0)];
+        let view = crate::view::build(8, &meta, &wild);
+        let mut out = Vec::new();
+        csv(&view, &mut out).unwrap();
+        let mut r = csv::Reader::from_reader(out.as_slice());
+        let row = r.records().next().unwrap().unwrap();
+        assert_eq!((&row[col("rep_disagree")], &row[col("marked")]), ("true", "1"));
     }
 
     #[test]

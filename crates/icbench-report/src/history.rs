@@ -114,6 +114,8 @@ fn apply(
     r.hi = Some(r.hi.map_or(h.next_hi, |hi| hi.max(h.next_hi)));
     if let (Some(lo), Some(hi)) = (r.lo, r.hi) {
         r.rel_half_width = Some((hi / r.center - 1.0).max(1.0 - lo / r.center));
+        r.wide = hi / r.center > crate::replicates::MAX_INTERVAL_FACTOR
+            || r.center / lo > crate::replicates::MAX_INTERVAL_FACTOR;
     }
     r.too_few_blocks = false;
     r.interval_note = None;
@@ -259,6 +261,21 @@ mod tests {
         // With one earlier run there is no history to speak of.
         let alone = run([789, 790, 792]).with_history(&earlier[..1]);
         assert!(alone.pingpong[0].replicates.as_ref().unwrap().history.is_none());
+    }
+
+    /// A host whose runs of a cell spread past ×/÷ 2 (250, 790, 400 ns)
+    /// gives an interval too wide to quote: the cell is marked "wide" even
+    /// though this run's blocks agree and lie within the runs' limits.
+    #[test]
+    fn runs_that_spread_past_twofold_mark_the_cell_wide() {
+        let earlier = [run([248, 249, 250]), run([789, 790, 792]), run([400, 401, 399])];
+        let now = run([450, 451, 452]).with_history(&earlier);
+        let r = now.pingpong[0].replicates.as_ref().unwrap();
+        assert!(r.history.as_ref().unwrap().within && !r.disagree, "{r:?}");
+        assert!(r.wide && r.marked(), "{r:?}");
+        assert_eq!(now.verdict.as_ref().unwrap().wide, 1);
+        let notes = crate::disturbed::footnotes(&now);
+        assert!(notes.iter().any(|n| n.contains("this host's 3 earlier runs")), "{notes:?}");
     }
 
     /// Issue #28: eight cells of a link, each 5 % apart between two earlier

@@ -30,6 +30,9 @@ pub struct RunVerdict {
     pub too_few_blocks: usize,
     /// Of them, outside their host's earlier runs (issue #28 item 3).
     pub outside_history: usize,
+    /// Of them, whose repeat run may land too far to quote
+    /// ([`ReplicatesView::wide`]).
+    pub wide: usize,
     /// Marked either way.
     pub flagged: usize,
     /// The floor moved past its bound between head and tail, in a run
@@ -44,7 +47,7 @@ impl RunVerdict {
     /// From the rows of a run (marks) and its floor drift.
     pub fn of(view: &crate::RunView) -> RunVerdict {
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
-        let (mut too_few_blocks, mut outside_history) = (0, 0);
+        let (mut too_few_blocks, mut outside_history, mut wide) = (0, 0, 0);
         let mut widths = Vec::new();
         for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
             widths.extend(m.replicates.as_ref().and_then(|r| r.rel_half_width));
@@ -53,12 +56,14 @@ impl RunVerdict {
             let dis = m.replicates.as_ref().is_some_and(|r| r.disagree);
             let few = m.replicates.as_ref().is_some_and(|r| r.too_few_blocks);
             let out = m.replicates.as_ref().is_some_and(ReplicatesView::outside_history);
+            let far = m.replicates.as_ref().is_some_and(|r| r.wide);
             judged += usize::from(m.disturbance.is_some() || m.replicates.is_some());
             disturbed += usize::from(dist);
             disagree += usize::from(dis);
             too_few_blocks += usize::from(few);
             outside_history += usize::from(out);
-            flagged += usize::from(dist || dis || few || out);
+            wide += usize::from(far);
+            flagged += usize::from(dist || dis || few || out || far);
         }
         let unstable = view.floor_drift.as_ref().is_some_and(|d| d.marks_every_cell);
         let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
@@ -69,6 +74,12 @@ impl RunVerdict {
         };
         if outside_history > 0 {
             few.push_str(&format!(", {outside_history} outside their host's history"));
+        }
+        if wide > 0 {
+            few.push_str(&format!(
+                ", {wide} whose repeat run may land beyond ×/÷ {}",
+                crate::replicates::MAX_INTERVAL_FACTOR
+            ));
         }
         // How far a repeat run's figure may land, as the middle cell's
         // interval says: "reproducible" is to that precision.
@@ -106,6 +117,7 @@ impl RunVerdict {
             disagree,
             too_few_blocks,
             outside_history,
+            wide,
             flagged,
             unstable,
             text,

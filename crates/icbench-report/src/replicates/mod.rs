@@ -76,6 +76,13 @@ pub struct ReplicatesView {
     /// Fewer than [`MIN_INTERVAL_BLOCKS`] used blocks: no interval, and the
     /// cell is marked.
     pub too_few_blocks: bool,
+    /// Where a repeat run lands is wider than ×/÷ [`MAX_INTERVAL_FACTOR`]
+    /// (the link's pooled blocks or the host's runs spread that much): no
+    /// figure of it repeats, so the cell is marked even when its own blocks
+    /// happen to agree. On the VM a futex-waiting shm stream's blocks spread
+    /// ×/÷ 2.3 and its unmarked cells moved 0.5–2.3× from run to run
+    /// (2026-11-28, issue #28).
+    pub wide: bool,
     /// Why there is no interval, as every renderer prints it in its place
     /// ("too few agreeing blocks: 2 of 3 usable", "no interval: blocks
     /// 4.48× apart"); `null` when there is one.
@@ -241,6 +248,7 @@ impl ReplicatesView {
             spread: r.spread,
             disagree: r.spread > DISAGREE,
             too_few_blocks,
+            wide: !too_few_blocks && !shown,
             interval_note,
             states: None,
             history: None,
@@ -265,6 +273,7 @@ impl ReplicatesView {
         self.interval_note = (factor.is_nan() || factor > MAX_INTERVAL_FACTOR)
             .then(|| format!("no interval: this link's blocks spread ×/÷ {:.2}", p.sigma.exp()));
         let shown = self.interval_note.is_none();
+        self.wide = !shown;
         self.lo = Some(ri.lo).filter(|_| shown);
         self.hi = Some(ri.hi).filter(|_| shown);
         self.rel_half_width = Some(ri.relative_half_width()).filter(|_| shown);
@@ -275,10 +284,11 @@ impl ReplicatesView {
         self.lo.zip(self.hi)
     }
 
-    /// Marked (`!`): its blocks disagree, or too few of them are usable
-    /// for an interval.
+    /// Marked (`!`): its blocks disagree, too few of them are usable for
+    /// an interval, a repeat run may land too far ([`Self::wide`]), or its
+    /// figure lies outside its host's history.
     pub fn marked(&self) -> bool {
-        self.disagree || self.too_few_blocks || self.outside_history()
+        self.disagree || self.too_few_blocks || self.wide || self.outside_history()
     }
 
     /// Its figure lies outside its host's earlier runs.
@@ -311,6 +321,20 @@ pub fn too_few(r: &ReplicatesView) -> String {
         s += &disagreement(r);
     }
     s
+}
+
+/// What a [`ReplicatesView::wide`] cell shows in the list of marked cells.
+pub fn too_wide(r: &ReplicatesView) -> String {
+    let spread = match (&r.history, &r.pooled) {
+        (Some(h), _) => format!("this host's {} earlier runs and this one's blocks", h.runs),
+        (None, Some(p)) => format!("this link's blocks spread ±{:.0} % each", p.sigma_rel * 100.0),
+        (None, None) => format!("its blocks are {:.2}× apart", r.spread),
+    };
+    let at = match r.interval() {
+        Some((_, hi)) => format!("×/÷ {:.2}", hi / r.center),
+        None => format!("beyond ×/÷ {MAX_INTERVAL_FACTOR}"),
+    };
+    format!("a repeat run may land {at} of it ({spread}): no figure to quote")
 }
 
 /// What a cell whose blocks disagree shows: their range.

@@ -169,6 +169,48 @@ fn a_links_cells_pool_their_spread_and_only_the_wild_one_disagrees() {
     assert!(text.contains("more than this link's blocks spread, ±6."), "{text}");
 }
 
+/// A link whose blocks spread ±60 % each (the VM's futex-waiting shm
+/// stream, 2026-11-28) has no repeat interval for any cell: each is marked
+/// "wide", even the one whose own three blocks happen to agree.
+#[test]
+fn a_link_too_wild_for_an_interval_marks_even_its_agreeing_cells() {
+    let mut cells = Vec::new();
+    for (i, size) in [1u64, 2, 4, 8, 16, 32, 64, 128].into_iter().enumerate() {
+        let c = 1000.0 + 100.0 * i as f64;
+        for (rep, v) in [c / 1.6, c, c * 1.6].into_iter().enumerate() {
+            let mut b = block(rep as u32, v.round() as u64, false);
+            b.key.size_bytes = size;
+            cells.push(b);
+        }
+    }
+    for (rep, v) in [1000u64, 1010, 1020].into_iter().enumerate() {
+        let mut b = block(rep as u32, v, false);
+        b.key.size_bytes = 4096;
+        cells.push(b);
+    }
+    let g = group(&cells);
+    let calm = g.iter().find(|g| g.result.key.size_bytes == 4096).unwrap();
+    let r = calm.replicates.as_ref().unwrap();
+    assert!(r.spread < DISAGREE && !r.disagree && r.interval().is_none(), "{r:?}");
+    assert!(r.wide && r.marked(), "{r:?}");
+    let text = too_wide(r);
+    assert!(text.starts_with("a repeat run may land beyond ×/÷ 2 of it"), "{text}");
+    assert!(text.contains("this link's blocks spread ±"), "{text}");
+    // With a pool whose spread gives an interval, no cell is wide.
+    let mut calm_cells = cells.clone();
+    for c in &mut calm_cells {
+        if let CellOutcome::Measured(d) = &mut c.outcome {
+            let p50 = d.elapsed_ns / 100;
+            let mut h = LatencyHistogram::new();
+            for _ in 0..100 {
+                h.record(1000 + p50 % 7);
+            }
+            d.latency = Some(h);
+        }
+    }
+    assert!(group(&calm_cells).iter().all(|g| !g.replicates.as_ref().unwrap().wide));
+}
+
 fn side(label: &str) -> crate::compare::Side {
     crate::compare::Side {
         label: label.into(),

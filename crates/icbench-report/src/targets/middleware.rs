@@ -66,6 +66,9 @@ fn blocks(
         Some(r) if r.too_few_blocks => Err("a cell has too few agreeing blocks (fewer than 3 \
                                             usable): marked (!), decided on nothing"),
         Some(r) if r.disagree => Err("a cell's blocks disagree: marked (!), decided on nothing"),
+        Some(r) if r.wide => Err("a cell's repeat run may land beyond ×/÷ 2 (its link's blocks \
+                                  or its host's runs spread that much): marked (!), decided on \
+                                  nothing"),
         Some(_) if disturbed => Err("a cell is disturbed: marked (!), decided on nothing"),
         Some(r) => Ok(r.values.clone()),
     }

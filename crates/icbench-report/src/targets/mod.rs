@@ -215,6 +215,9 @@ impl Figure {
                 "its blocks disagree ({:.2}× apart): marked (!), decided on nothing",
                 r.spread
             )),
+            Some(r) if r.wide => {
+                Err(format!("{}: marked (!), decided on nothing", crate::replicates::too_wide(r)))
+            }
             Some(_) if disturbed => Err("the cell is disturbed: marked (!)".to_string()),
             Some(r) => r.interval().ok_or_else(|| r.note().to_string()),
         };
@@ -536,6 +539,7 @@ mod tests {
                 spread: if disagree { 1.5 } else { 1.05 },
                 disagree,
                 too_few_blocks: false,
+                wide: false,
                 interval_note: None,
                 states: None,
                 history: None,
@@ -649,6 +653,7 @@ mod tests {
             spread: 1.13,
             disagree: false,
             too_few_blocks: false,
+            wide: false,
             interval_note: None,
             states: None,
             history: None,
