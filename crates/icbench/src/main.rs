@@ -13,6 +13,7 @@ mod error;
 mod files;
 mod meta;
 mod say;
+mod term;
 use icbench_plan::units as sizes;
 
 use std::process::ExitCode;
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
             let code = error::exit_code(&e);
             // Exit code 0 here is a closed stdout (`icbench … | head`): no message.
             if code != 0 {
-                eprintln!("icbench: error: {e:#}");
+                crate::errln!("icbench: error: {e:#}");
             }
             ExitCode::from(code)
         }

@@ -7,5 +7,5 @@
 /// Prints `text` to stderr as `icbench: TEXT`, wrapped.
 pub fn say(text: &str) {
     let width = icbench_report::table::text_width();
-    eprintln!("icbench: {}", icbench_report::format::hanging(text, 9, width));
+    crate::errln!("icbench: {}", icbench_report::format::hanging(text, 9, width));
 }

@@ -807,3 +807,39 @@ fn a_run_being_measured_cannot_be_resumed_twice_and_an_abandoned_one_can() {
     let v: Value = serde_json::from_slice(&show.stdout).unwrap();
     assert_eq!(rows(&v, "pingpong").len(), 17, "{v:#}");
 }
+
+/// Issue #30 item 5: text a user's file brings — a CSV link name, an
+/// import file's own name — reaches the terminal escaped (`\u{1b}`), in
+/// every command that prints it, on stdout and stderr alike.
+#[test]
+fn terminal_escapes_in_a_users_file_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("e.db");
+    let hostile = "e\x1b]0;pwned\x07\x1b[2J\u{9b}2J";
+    let csv = dir.path().join("n\x1b[2Jame.csv");
+    std::fs::write(
+        &csv,
+        format!("link,size_bytes,time_ns\n\"{hostile}\",64,1000\n\"{hostile}\",64,1100\n"),
+    )
+    .unwrap();
+    let commands: [&[&str]; 8] = [
+        &["import", csv.to_str().unwrap(), "-f", "csv"],
+        &["show"],
+        &["show", "--cells"],
+        &["show", "--stats"],
+        &["show", "--blocks"],
+        &["export", "-f", "csv"],
+        &["model"],
+        &["effects", "1"],
+    ];
+    for args in commands {
+        let out = icbench().args(args).arg("--db").arg(&db).output().unwrap();
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        let text = String::from_utf8_lossy(&all);
+        assert!(
+            !all.iter().any(|&b| b == 0x1b || b == 0x07) && !text.contains('\u{9b}'),
+            "{args:?} wrote a control character: {text:?}"
+        );
+        assert!(text.contains("\\u{1b}"), "{args:?} did not show the name escaped: {text}");
+    }
+}

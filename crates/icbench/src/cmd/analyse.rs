@@ -17,7 +17,7 @@ use crate::cmd::show::{load_view, open_existing};
 use crate::error::bad;
 
 fn json_out(v: &impl serde::Serialize) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     serde_json::to_writer_pretty(&mut out, v)?;
     writeln!(out)?;
     Ok(())
@@ -57,7 +57,7 @@ pub fn model(a: &ModelArgs) -> Result<ExitCode> {
     if a.db.json {
         json_out(&mv)?;
     } else {
-        icbench_report::table::model(&mv, &mut std::io::stdout().lock())?;
+        icbench_report::table::model(&mv, &mut crate::term::stdout())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -151,7 +151,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     if a.db.json {
         json_out(&cv)?;
     } else {
-        icbench_report::table::compare(&cv, &mut std::io::stdout().lock())?;
+        icbench_report::table::compare(&cv, &mut crate::term::stdout())?;
     }
     // For a firmware team's CI (issue #29): exit 1 when a cell is shown
     // slower than its baseline by more than the limit.
@@ -192,7 +192,7 @@ fn percent(text: &str) -> Result<f64> {
 /// Standard output, or a file created for the purpose.
 pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::Write>> {
     Ok(match path {
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(crate::term::stdout()),
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p)
                 .map_err(|e| bad(format!("-o {}: cannot create the file: {e}", p.display())))?,
@@ -211,7 +211,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
         ExportFormat::Hgrm => {
             let n = icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?;
             if n == 0 {
-                eprintln!("icbench: run {} has no latency histograms to export", run.id);
+                crate::errln!("icbench: run {} has no latency histograms to export", run.id);
             }
         }
     }
@@ -252,7 +252,7 @@ pub fn report(a: &ReportArgs) -> Result<ExitCode> {
                 .map_err(|e| bad(format!("--svg: cannot write {}: {e}", p.display())))?;
         }
     }
-    eprintln!(
+    crate::errln!(
         "icbench: wrote {} ({} figures{})",
         a.output.display(),
         rep.figures.len(),

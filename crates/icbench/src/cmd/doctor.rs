@@ -27,7 +27,7 @@ pub fn doctor(a: &DoctorArgs) -> Result<ExitCode> {
     let live = a.root == std::path::Path::new("/");
     let counter = live.then(|| icbench_engine::counter::probe(host, peer));
     let report = doctor::examine(&roots, host, peer, &doctor::permit::probe(), counter.as_ref());
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.json {
         doctor::render::json(&report, &mut out)?;
     } else {

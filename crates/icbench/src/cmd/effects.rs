@@ -51,7 +51,7 @@ pub fn effects(a: &EffectsArgs) -> Result<ExitCode> {
     };
     let view = effects::build(run.id.0, &source, &cells, metrics, scale, filters);
     check_something_varies(&what, &cells, &view)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.db.json {
         effects::json(&view, &mut out)?;
     } else {

@@ -96,7 +96,7 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
         anyhow::anyhow!("CPU {peer} never answered the cache-line ping-pong: is it busy?")
     })?;
     for n in &notes {
-        eprintln!("icbench: {n}");
+        crate::errln!("icbench: {n}");
     }
     let others = if a.bare { bare_others(&cfg, a.bare_blocks) } else { Vec::new() };
     if a.json {
@@ -114,7 +114,7 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
         if a.bare {
             doc["bare"] = serde_json::Value::Array(bare);
         }
-        writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
+        writeln!(crate::term::stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         let mut t = text(host, peer, &f);
         for (m, got) in &others {
@@ -123,7 +123,7 @@ pub fn floor(a: &FloorArgs) -> Result<ExitCode> {
                 Err(e) => t += &format!("\n{}", line(&format!("{} 64 B round trip", m.kind()), e)),
             }
         }
-        writeln!(std::io::stdout(), "{t}")?;
+        writeln!(crate::term::stdout(), "{t}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

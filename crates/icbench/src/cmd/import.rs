@@ -87,7 +87,7 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     let source = RunSource::Imported(format.name().to_string());
     // One transaction: a failure leaves no half-imported run (issue #22).
     let id = store.import_run(&meta, &source, &provenance, &imp.cells, &imp.warnings)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.db.json {
         let doc = serde_json::json!({
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,

@@ -65,7 +65,7 @@ pub fn irq(a: &IrqArgs) -> Result<ExitCode> {
         opened.event_clock
     ));
     let expected = c.interval * u32::try_from(c.loops + a.warmup).unwrap_or(u32::MAX);
-    eprintln!(
+    crate::errln!(
         "icbench: run {id}: irq on {} line {} → {}{}, driving CPU {driver_cpu}, measuring CPU \
          {waiter_cpu}, {} edges every {} µs (~{:.1} s); edge timestamps: {}",
         cfg.lines.chip.display(),
@@ -90,7 +90,7 @@ pub fn irq(a: &IrqArgs) -> Result<ExitCode> {
     let code = rt::finish(&a.rt, store, id, meta, &run.cells, STOP.load(Ordering::SeqCst))?;
     match run.fault {
         Some(f) if !run.interrupted => {
-            eprintln!("icbench: error: {f} (run {id} keeps what was measured)");
+            crate::errln!("icbench: error: {f} (run {id} keeps what was measured)");
             Ok(ExitCode::FAILURE)
         }
         _ => Ok(code),

@@ -161,7 +161,7 @@ fn offers(out: &mut impl Write, d: &Discovery, roots: &Roots) -> std::io::Result
 
 pub fn links(roots: &Roots) -> Result<ExitCode> {
     // Written, not printed: `icbench links | head` ends quietly (exit 0).
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     kinds(&mut out)?;
     offers(&mut out, &rpmsg::discover(roots), roots)?;
     Ok(ExitCode::SUCCESS)

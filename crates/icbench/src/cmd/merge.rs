@@ -51,7 +51,7 @@ pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
         }
     }
     let mut lab = open_store(&a.db.db)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     let mut report = Vec::new();
     for other in &a.others {
         if !other.is_file() {

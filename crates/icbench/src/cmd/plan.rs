@@ -35,7 +35,7 @@ pub fn check(a: &PlanCheckArgs) -> Result<ExitCode> {
         seed_if_absent: 0,
     };
     let (plan, seeded) = load(&a.file, &ctx)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     print(&plan, &a.file.display().to_string(), seeded, a.json, &mut out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -27,15 +27,15 @@ pub fn rpmsg(roots: &Roots, c: &RpmsgCommand) -> Result<ExitCode> {
     let driver = match c {
         RpmsgCommand::Bind(a) | RpmsgCommand::Unbind(a) => &a.driver,
     };
-    println!("{} {verb} {driver}", ch.device);
+    crate::outln!("{} {verb} {driver}", ch.device)?;
     for dev in &ch.chardevs {
         let path = roots.dev.join(dev);
         if dev.starts_with("rpmsg_ctrl") {
             let dst = ch.dst.map_or("DST".into(), |d| d.to_string());
             let name = ch.name.as_deref().unwrap_or("icbench");
-            println!("  --link 'rpmsg-ctrl:{}?name={name}&dst={dst}'", path.display());
+            crate::outln!("  --link 'rpmsg-ctrl:{}?name={name}&dst={dst}'", path.display())?;
         } else {
-            println!("  --link rpmsg:{}", path.display());
+            crate::outln!("  --link rpmsg:{}", path.display())?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -61,14 +61,14 @@ fn pick(roots: &Roots, which: &RprocArg) -> Result<Remoteproc> {
     }
 }
 
-fn print(r: &Remoteproc) {
-    println!(
+fn print(r: &Remoteproc) -> std::io::Result<()> {
+    crate::outln!(
         "{:<14} {:<12} {:<10} {}",
         r.id,
         r.name.as_deref().unwrap_or("–"),
         r.state,
         r.firmware.as_deref().unwrap_or("–")
-    );
+    )
 }
 
 pub fn remote(roots: &Roots, c: &RemoteCommand) -> Result<ExitCode> {
@@ -76,39 +76,39 @@ pub fn remote(roots: &Roots, c: &RemoteCommand) -> Result<ExitCode> {
         RemoteCommand::List => {
             let all = remoteproc::list(roots);
             if all.is_empty() {
-                println!(
+                crate::outln!(
                     "no remote processors ({} lists none)",
                     roots.sys_path("class/remoteproc").display()
-                );
+                )?;
             } else {
-                println!("{:<14} {:<12} {:<10} firmware", "remoteproc", "name", "state");
-                all.iter().for_each(print);
+                crate::outln!("{:<14} {:<12} {:<10} firmware", "remoteproc", "name", "state")?;
+                all.iter().try_for_each(print)?;
             }
         }
-        RemoteCommand::Status(w) => print(&pick(roots, w)?),
+        RemoteCommand::Status(w) => print(&pick(roots, w)?)?,
         RemoteCommand::Start(w) => {
             let r = pick(roots, w)?;
             remoteproc::start(&r).map_err(sysfs_err)?;
-            println!(
+            crate::outln!(
                 "{}: start requested (firmware '{}')",
                 r.label(),
                 r.firmware.as_deref().unwrap_or("?")
-            );
+            )?;
         }
         RemoteCommand::Stop(w) => {
             let r = pick(roots, w)?;
             remoteproc::stop(&r).map_err(sysfs_err)?;
-            println!("{}: stop requested", r.label());
+            crate::outln!("{}: stop requested", r.label())?;
         }
         RemoteCommand::Load(a) => {
             let r = pick(roots, &a.which)?;
             remoteproc::load(&r, &a.firmware).map_err(sysfs_err)?;
-            println!(
+            crate::outln!(
                 "{}: firmware set to '{}'; `icbench remote start -r {}` runs it",
                 r.label(),
                 a.firmware,
                 r.id
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

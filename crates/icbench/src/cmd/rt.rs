@@ -195,7 +195,7 @@ pub(crate) fn start_load(
         tmp_dir: std::env::temp_dir(),
     };
     let load = RunningLoad::start(&plan).map_err(|e| bad(format!("--load: {e}")))?;
-    eprintln!("icbench: load: {}", load.description);
+    crate::errln!("icbench: load: {}", load.description);
     notes.push(format!("load: {}", load.description));
     // Let the load reach its steady state before measuring.
     std::thread::sleep(Duration::from_millis(500));
@@ -236,7 +236,7 @@ pub(crate) fn finish(
     if let Some(path) = &a.histfile {
         write_histfile(path, &stored.cells, a.histogram as usize)?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     print(&mut out, id.0, &stored.meta, &stored.cells, a.json, a.histogram as usize)?;
     if !a.json {
         writeln!(
@@ -246,7 +246,7 @@ pub(crate) fn finish(
         )?;
     }
     if interrupted {
-        eprintln!("icbench: interrupted: run {id} keeps what was measured");
+        crate::errln!("icbench: interrupted: run {id} keeps what was measured");
         return Ok(crate::cmd::run::interrupted_exit());
     }
     Ok(std::process::ExitCode::SUCCESS)
@@ -284,7 +284,7 @@ fn write_histfile(path: &Path, cells: &[CellResult], buckets: usize) -> Result<(
         .collect();
     let text = rthist::render(&cols);
     if path == Path::new("-") {
-        std::io::stdout().lock().write_all(text.as_bytes())?;
+        crate::term::stdout().write_all(text.as_bytes())?;
     } else {
         std::fs::write(path, text)
             .with_context(|| format!("writing the histogram to {}", path.display()))?;

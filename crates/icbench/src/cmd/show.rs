@@ -51,7 +51,7 @@ pub fn label(a: &crate::cli::LabelArgs) -> Result<ExitCode> {
         return Err(bad("label: give a name that is not empty, or --remove"));
     }
     store.set_label(run, name)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     match name {
         Some(n) => writeln!(
             out,
@@ -109,7 +109,7 @@ pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
             cells_na: r.cells_na,
         })
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.json {
         let doc = serde_json::json!({
             "schema_version": icbench_model::JSON_SCHEMA_VERSION,
@@ -220,11 +220,11 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode> {
     // cyclictest's JSON) keeps the run view with its provenance and
     // warnings, and `--stats` always shows the full per-cell statistics.
     if icbench_report::rt::is_rt(&run.cells) && !view.is_imported() && !a.stats {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::term::stdout();
         crate::cmd::rt::print(&mut out, run.id.0, &run.meta, &run.cells, a.db.json, 1000)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.db.json {
         icbench_report::json::run(&view, &mut out)?;
     } else if a.targets {

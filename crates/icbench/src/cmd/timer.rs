@@ -32,7 +32,7 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
         rt::begin(&a.rt, cpus[0], *cpus.last().unwrap_or(&cpus[0]), "CLOCK_MONOTONIC")?;
     meta.notes.push(held.note());
     let expected = c.interval * u32::try_from(c.loops).unwrap_or(u32::MAX);
-    eprintln!(
+    crate::errln!(
         "icbench: run {id}: timer on CPUs {}, {} wake-ups every {} µs each (~{:.1} s)",
         cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
         c.loops,
@@ -52,7 +52,7 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
             b.cycle,
             a.breaktrace.unwrap_or(0)
         );
-        eprintln!("icbench: {line}");
+        crate::errln!("icbench: {line}");
         meta.notes.push(line);
     }
     rt::finish(&a.rt, store, id, meta, &run.cells, run.interrupted)

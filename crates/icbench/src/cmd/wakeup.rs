@@ -98,7 +98,7 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
     });
     let per = c.interval * u32::try_from(c.loops + a.warmup).unwrap_or(u32::MAX);
     let expected = per * primitives.len() as u32;
-    eprintln!(
+    crate::errln!(
         "icbench: run {id}: wake-up CPU {tx} → CPU {rx} through {}, {} each every {} µs (~{:.1} s)",
         primitives.join(", "),
         c.loops,

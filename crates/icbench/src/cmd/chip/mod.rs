@@ -333,7 +333,7 @@ struct Collect {
 impl Observer for Collect {
     fn cell_started(&mut self, key: &CellKey) {
         let f = |n: &str| key.factor(n).unwrap_or("").to_string();
-        eprint!(
+        crate::errout!(
             "\ricbench: cell {}/{}: {} {} B {} {} {}   ",
             self.cells.len() + 1,
             self.total,
@@ -413,7 +413,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         }
     });
     let id = store.begin_run(&meta)?;
-    eprintln!(
+    crate::errln!(
         "icbench: run {id}: {} on-chip cells through {spec} ({} repetitions each)",
         cells.len(),
         ask.count
@@ -424,7 +424,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         None => Err("no --flash-cmd".to_string()),
     };
     let how = run_chip(&cfg, &spec, &cells, &mut obs, on_chip, &mut put);
-    eprintln!();
+    crate::errln!("");
     for c in &obs.cells {
         store.insert_cell(id, c)?;
     }
@@ -434,7 +434,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     store.finish_run(id, status, meta::now_unix_ns(), None, &meta.notes)?;
     crate::cmd::run::restore_default_signals();
     let (_, view) = load_view(&store, &a.db.db, &id.0.to_string())?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.db.json {
         icbench_report::json::run(&view, &mut out)?;
     } else {
@@ -444,11 +444,11 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     let failed =
         obs.cells.iter().filter(|c| !matches!(c.outcome, CellOutcome::Measured(_))).count();
     if interrupted {
-        eprintln!("icbench: interrupted: run {id} keeps what was measured");
+        crate::errln!("icbench: interrupted: run {id} keeps what was measured");
         return Ok(crate::cmd::run::interrupted_exit());
     }
     if failed > 0 {
-        eprintln!(
+        crate::errln!(
             "icbench: run {id}: {failed} of {} cells failed (reasons in the table)",
             cells.len()
         );

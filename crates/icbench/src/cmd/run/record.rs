@@ -108,7 +108,7 @@ impl<'a> Recorder<'a> {
         self.insert_waiting_for_lock(plan, result)?;
         self.stored += 1;
         if self.json_stream {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::term::stdout();
             let sent = icbench_report::json::cell_line(
                 self.run.0, plan.index, self.total, result, &mut out,
             )
@@ -177,8 +177,9 @@ impl Recorder<'_> {
                 Ok(_) => {
                     if said {
                         let waited = started.elapsed().as_secs_f64();
-                        self.bar
-                            .suspend(|| eprintln!("icbench: stored after waiting {waited:.0} s"));
+                        self.bar.suspend(|| {
+                            crate::errln!("icbench: stored after waiting {waited:.0} s")
+                        });
                     }
                     return Ok(());
                 }
@@ -209,7 +210,7 @@ impl Recorder<'_> {
             if !said {
                 said = true;
                 self.bar.suspend(|| {
-                    eprintln!(
+                    crate::errln!(
                         "icbench: {} is locked by {who}; the cell is kept in memory and stored \
                          once the lock is free (waiting up to {} s)",
                         db.display(),
