@@ -5,8 +5,9 @@
 //! A link name, a file name, an imported field or a label then reaches the
 //! terminal as text: it cannot retitle the window, clear the screen or
 //! move the cursor (a CSV link `e\x1b]0;pwned\x07\x1b[2J` came out raw in
-//! `show`, `model`, `export` and the import message). icbench writes no
-//! escape sequences of its own (no colour), so nothing of its own is lost.
+//! `show`, `model`, `export` and the import message). icbench's own text
+//! has no escape sequences (no colour), so nothing of its own is lost; the
+//! progress bar of `run` is drawn by indicatif on stderr, outside this.
 //! JSON escapes control characters itself (RFC 8259 §7) and is unchanged.
 //!
 //! The C1 controls U+0080–U+009F are escaped too: some terminals take
