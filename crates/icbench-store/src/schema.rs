@@ -67,6 +67,25 @@ fn identity(conn: &Connection) -> rusqlite::Result<(i32, i64)> {
     Ok((app, version))
 }
 
+/// Whether the file's schema is this build's: `false` for an older (or
+/// empty) icbench file, an error for one that is not icbench's or is newer.
+pub(crate) fn current(conn: &Connection, path: &str) -> Result<bool, StoreError> {
+    let target = MIGRATIONS.len() as i64;
+    let (app, version) =
+        identity(conn).map_err(|source| StoreError::Open { path: path.to_string(), source })?;
+    check_identity(conn, path, app, version, target)?;
+    Ok(app == APPLICATION_ID && version == target)
+}
+
+/// A new icbench file at `path` with only the first `version` migrations,
+/// as an older icbench left it. For tests.
+#[cfg(test)]
+pub(crate) fn create_at_version(path: &std::path::Path, version: i64) {
+    let mut conn = Connection::open(path).unwrap();
+    configure(&conn).unwrap();
+    migrate_with(&mut conn, &path.display().to_string(), &MIGRATIONS[..version as usize]).unwrap();
+}
+
 /// Checks that the file is icbench's (or empty) and not newer than this
 /// build, then applies the missing migrations.
 pub(crate) fn migrate(conn: &mut Connection, path: &str) -> Result<(), StoreError> {

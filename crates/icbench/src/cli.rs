@@ -18,7 +18,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     after_help = "Start with `icbench run`; `icbench runs` lists what is stored and \
                   `icbench show latest` prints a run again.\n\n\
                   Exit status: 0 done; 1 a failure while working (the message says what to \
-                  do); 2 bad input (a value, a file, a run another process measures); \
+                  do), or a run in which no cell could be measured; 2 bad input (a value, a file, a run another process measures); \
                   128 + the signal for a run that Ctrl-C (130), SIGTERM (143) or SIGHUP (129) \
                   stopped, its finished cells kept (`icbench run --resume latest` goes on)."
 )]

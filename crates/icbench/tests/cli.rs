@@ -843,3 +843,53 @@ fn terminal_escapes_in_a_users_file_never_reach_the_terminal() {
         assert!(text.contains("\\u{1b}"), "{args:?} did not show the name escaped: {text}");
     }
 }
+
+/// Issue #30 item 9: a run in which no cell could be measured — here a peer
+/// program that does not exist — is stored with each cell's reason, and
+/// exits 1 saying so; one measured cell among failed ones is a success.
+#[test]
+fn a_run_that_measured_nothing_exits_1_and_keeps_its_reasons() {
+    let db = db();
+    let out = icbench()
+        .args(["run", "-L", "pipe", "-s", "64", "-p", "pingpong", "--protocol", "icb"])
+        .args(["--peer-cmd", "/nonexistent/prog", "--no-floor", "--cell-time", "5ms", "--db"])
+        .arg(&db.path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing was measured"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cannot start the peer command /nonexistent/prog"), "{text}");
+    let shown = icbench().args(["show", "1", "--db"]).arg(&db.path).output().unwrap();
+    assert!(shown.status.success() && String::from_utf8_lossy(&shown.stdout).contains("failed"));
+}
+
+/// Issue #30 item 11: the commands that only read open the database
+/// read-only — a device or a directory is refused in one line, and a
+/// database the user may not write is still shown.
+#[test]
+fn read_only_commands_never_write_their_database() {
+    for path in ["/dev/null", "/tmp"] {
+        let out = icbench().args(["runs", "--db", path]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert!(err.contains("not a regular file") && err.trim().lines().count() == 1, "{err}");
+    }
+    let db = db();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/import/seed-000-tty.log");
+    let out =
+        icbench().arg("import").arg(&log).args(["-f", "seed-tty", "--db"]).arg(&db.path).output();
+    assert!(out.unwrap().status.success());
+    let dir = db.path.parent().unwrap();
+    let before: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let bytes = std::fs::read(&db.path).unwrap();
+    for args in [&["runs"][..], &["show", "1"], &["show", "1", "--json"], &["export", "-f", "csv"]]
+    {
+        let out = icbench().args(args).arg("--db").arg(&db.path).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(std::fs::read(&db.path).unwrap(), bytes, "a read changed the database");
+    let after: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(before.len(), after.len(), "{before:?} → {after:?}");
+}

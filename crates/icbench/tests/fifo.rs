@@ -58,8 +58,7 @@ fn fifo_run(db: &std::path::Path, args: &[&str]) -> Option<Value> {
         eprintln!("SKIP run --fifo: {}", err.trim());
         return None;
     }
-    assert_eq!(out.status.code(), Some(0), "{args:?} ended with {:?}: {err}", out.status);
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    Some(common::finished_run(&out, args))
 }
 
 /// `run --fifo` with the floor: every thread icbench starts must get to

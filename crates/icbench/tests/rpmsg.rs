@@ -86,8 +86,7 @@ impl Fake {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "icbench run {args:?} failed: {err}");
-        (serde_json::from_slice(&out.stdout).unwrap(), err)
+        (common::finished_run(&out, args), err)
     }
 }
 
@@ -279,7 +278,9 @@ fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{head}{rest}");
+    // Every cell failed: the run is stored and exits 1 (issue #30 item 9).
+    assert_eq!(out.status.code(), Some(1), "{head}{rest}");
+    assert!(rest.contains("nothing was measured"), "{head}{rest}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = rows(&v, "pingpong");
     assert_eq!(r.len(), 2, "every cell is reported");

@@ -10,10 +10,12 @@ mod cells;
 mod floor;
 mod load;
 mod merge;
+mod reading;
 mod runs;
 
 pub use load::{RunSummary, StoredRun};
 pub use merge::{Merged, Snapshot};
+pub use reading::Reading;
 
 use cells::{CellRow, load_channels};
 use floor::{read_bare_loops, read_fast_counter, write_fast_counter, write_floor};

@@ -13,7 +13,7 @@ use icbench_report::model::ModelFilter;
 use icbench_store::StoredRun;
 
 use crate::cli::{CompareArgs, ExportArgs, ExportFormat, ModelArgs, ReportArgs};
-use crate::cmd::show::{load_view, open_existing};
+use crate::cmd::show::{load_view, open_reading};
 use crate::error::bad;
 
 fn json_out(v: &impl serde::Serialize) -> Result<()> {
@@ -24,7 +24,7 @@ fn json_out(v: &impl serde::Serialize) -> Result<()> {
 }
 
 pub fn model(a: &ModelArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db.db)?;
+    let store = open_reading(&a.db.db)?;
     let (run, view) = load_view(&store, &a.db.db, &a.run)?;
     if let Some(p) = &a.pattern
         && !["pingpong", "stream", "bulk"].contains(&p.as_str())
@@ -80,7 +80,7 @@ fn label(i: usize) -> String {
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db.db)?;
+    let store = open_reading(&a.db.db)?;
     let mut runs = Vec::new();
     if let Some(name) = &a.baseline {
         // The baseline first; without runs given, against the latest.
@@ -201,7 +201,7 @@ pub(crate) fn output(path: Option<&std::path::Path>) -> Result<Box<dyn std::io::
 }
 
 pub fn export(a: &ExportArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db)?;
+    let store = open_reading(&a.db)?;
     let (run, view) = load_view(&store, &a.db, &a.run)?;
     let mut out = output(a.output.as_deref())?;
     match a.format {
@@ -220,7 +220,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
 }
 
 pub fn report(a: &ReportArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db)?;
+    let store = open_reading(&a.db)?;
     let mut loaded = Vec::new();
     for r in &a.runs {
         let (run, view) = load_view(&store, &a.db, r)?;

@@ -16,11 +16,11 @@ use icbench_stats::effects::Scale;
 use icbench_store::StoredRun;
 
 use crate::cli::{EffectsArgs, EffectsMetric, EffectsScale};
-use crate::cmd::show::{open_existing, resolve_run};
+use crate::cmd::show::{open_reading, resolve_run};
 use crate::error::bad;
 
 pub fn effects(a: &EffectsArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db.db)?;
+    let store = open_reading(&a.db.db)?;
     let (mut runs, mut boards) = (Vec::new(), Vec::new());
     for r in &a.runs {
         let id = resolve_run(&store, &a.db.db, r)?;

@@ -19,6 +19,20 @@ pub(crate) fn open_store(path: &std::path::Path) -> Result<Store> {
 /// only read runs leave no empty icbench.db behind in the wrong directory,
 /// and a mistyped --db says so instead of "holds no runs".
 pub(crate) fn open_existing(path: &std::path::Path) -> Result<Store> {
+    must_exist(path)?;
+    open_store(path)
+}
+
+/// [`open_existing`] for the commands that only read (`runs`, `show`,
+/// `model`, `compare`, `export`, `report`, `effects`): nothing is written
+/// to the file or beside it, and an older file is read through a migrated
+/// copy (issue #30 item 11; `icbench_store::Reading`).
+pub(crate) fn open_reading(path: &std::path::Path) -> Result<icbench_store::Reading> {
+    must_exist(path)?;
+    Store::open_read_only(path).map_err(|e| bad(e.to_string()))
+}
+
+fn must_exist(path: &std::path::Path) -> Result<()> {
     if !path.exists() {
         return Err(bad(format!(
             "no results database at {}: `icbench run` measures and stores runs there, or give \
@@ -26,7 +40,13 @@ pub(crate) fn open_existing(path: &std::path::Path) -> Result<Store> {
             path.display()
         )));
     }
-    open_store(path)
+    if !path.is_file() {
+        return Err(bad(format!(
+            "{} is not a results database (not a regular file): give --db PATH (or ICBENCH_DB)",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether a stored run's floor moved past its bound from head to tail
@@ -69,7 +89,7 @@ pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
     let a = &r.db;
     // A database that is not there is refused as `show` refuses it (a
     // mistyped --db listed nothing with exit 0, issue #22); nothing is made.
-    let mut stored = open_existing(&a.db)?.list_runs()?;
+    let mut stored = open_reading(&a.db)?.list_runs()?;
     if let Some(want) = &r.label {
         let labels: std::collections::BTreeSet<&str> =
             stored.iter().filter_map(|s| s.label.as_deref()).collect();
@@ -207,7 +227,7 @@ pub(crate) fn host_history(store: &Store, run: &StoredRun) -> Result<Vec<RunView
 }
 
 pub fn show(a: &ShowArgs) -> Result<ExitCode> {
-    let store = open_existing(&a.db.db)?;
+    let store = open_reading(&a.db.db)?;
     let (run, mut view) = load_view(&store, &a.db.db, &a.run)?;
     if a.blocks {
         view = icbench_report::view::build_blocks(run.id.0, &run.meta, &run.cells).with_source(

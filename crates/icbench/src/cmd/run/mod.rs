@@ -97,7 +97,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         None => flags::resolve(&a)?,
     };
     if a.dry_run {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::term::stdout();
         crate::cmd::plan::print(&plan, &settings.source, seeded, a.json, &mut out)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -157,11 +157,13 @@ fn claim_run(db: &std::path::Path, id: RunId) -> Result<Option<crate::claim::Cla
     match claim(db, id.0) {
         Ok(c) => Ok(Some(c)),
         Err(Refused::Held(pid)) => Err(bad(format!(
-            "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid})              and then resume"
+            "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid}) \
+             and then resume"
         ))),
         Err(Refused::Io(e)) => {
-            eprintln!(
-                "icbench: warning: cannot lock {}.lock ({e}): nothing stops a second                  `--resume {id}` from measuring this run at the same time",
+            crate::errln!(
+                "icbench: warning: cannot lock {}.lock ({e}): nothing stops a second `--resume {id}` \
+                 from measuring this run at the same time",
                 db.display()
             );
             Ok(None)
@@ -241,7 +243,7 @@ fn start(
         a.db.display()
     ));
     if !settings.no_floor {
-        eprintln!("icbench: measuring the floor between the two CPUs …");
+        crate::errln!("icbench: measuring the floor between the two CPUs …");
         let cfg = settings.floor_engine(settings::peer_launch(settings.peer)?);
         let (floor, floor_notes) = crate::cmd::floor::measure(&cfg)?;
         meta.notes.extend(floor_notes);
@@ -482,7 +484,7 @@ fn measure(
 /// The floor's cheap part again after the last cell, under SCHED_OTHER as
 /// at the head: whether the machine changed under the run (issue #15).
 fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
-    eprintln!("icbench: measuring the floor again at the tail …");
+    crate::errln!("icbench: measuring the floor again at the tail …");
     let fifo = cpu::current_fifo_priority();
     if fifo.is_some() {
         cpu::set_other().map_err(|e| anyhow::anyhow!("floor at the tail: {e}"))?;
@@ -564,7 +566,7 @@ fn finish(
     let view = icbench_report::build(id.0, &stored.meta, &stored.cells)
         .with_history(&crate::cmd::show::host_history(&store, &stored)?);
     store.set_verdict(id, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::term::stdout();
     if a.json_stream {
         let end = serde_json::json!({
             "event": "end", "run": id.0, "status": status.as_str(), "cells": stored.cells.len(),
@@ -598,7 +600,22 @@ fn finish(
         ));
         return Ok(interrupted_exit());
     }
+    if nothing_measured(&stored.cells) {
+        crate::say::say(&format!(
+            "nothing was measured: every one of run {id}'s {} cells failed or does not apply \
+             here (the reasons are in the table; `icbench doctor` checks the machine)",
+            stored.cells.len()
+        ));
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A finished run in which no cell was measured is a failure (issue #30
+/// item 9: a peer program that does not exist, a bridge unit nothing
+/// serves, an impossible window — each failed every cell and exited 0).
+fn nothing_measured(cells: &[icbench_model::CellResult]) -> bool {
+    !cells.iter().any(|c| matches!(c.outcome, icbench_model::CellOutcome::Measured(_)))
 }
 
 /// `icbench run --resume RUN`: the stored plan's cells that are not stored
