@@ -47,6 +47,22 @@ pub enum StoreError {
     #[error("results database {path} has a bad {what}: {detail}")]
     Corrupt { path: String, what: String, detail: String },
 
+    /// The file at the path is no longer the one this store wrote (removed
+    /// or replaced while open): what was written is saved to `saved_to`.
+    #[error(
+        "{path} was removed or replaced while icbench wrote to it; everything stored through \
+         it is saved in {saved_to} (move it back, or give it as --db)"
+    )]
+    Moved { path: String, saved_to: String },
+
+    /// The file at the path is no longer the one this store wrote, and
+    /// what was written could not be saved anywhere.
+    #[error(
+        "{path} was removed or replaced while icbench wrote to it, and what was stored through \
+         it could not be saved ({detail}): this run is lost"
+    )]
+    Lost { path: String, detail: String },
+
     /// Any other SQLite failure (disk full, database locked past the busy
     /// timeout, I/O error …), with what the store was doing.
     #[error("results database {path}: {op} failed: {source}")]
@@ -83,6 +99,8 @@ impl StoreError {
             | StoreError::NoSuchRun { path, .. }
             | StoreError::TooLarge { path, .. }
             | StoreError::Corrupt { path, .. }
+            | StoreError::Moved { path, .. }
+            | StoreError::Lost { path, .. }
             | StoreError::Sql { path, .. } => *path = shown.to_string(),
         }
         self

@@ -893,3 +893,54 @@ fn read_only_commands_never_write_their_database() {
     let after: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(before.len(), after.len(), "{before:?} → {after:?}");
 }
+
+/// Issue #30 item 10: a database removed while a run stores into it is
+/// written back at its path with the run in it, and said; one replaced by
+/// another file is saved beside it, exit 1 naming where — never a false
+/// "stored".
+#[test]
+fn a_database_removed_mid_run_is_written_back_and_a_replaced_one_saved_beside() {
+    use std::io::BufRead;
+    for replace in [false, true] {
+        let db = db();
+        let mut child = common::icbench_process()
+            .args(["run", "-L", "pipe", "-p", "pingpong", "-s", "64,128,256", "--no-floor"])
+            .args(["--cell-time", "300ms", "--replicates", "1", "--db"])
+            .arg(&db.path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut head = String::new();
+        while !head.contains("storing in") {
+            assert!(err.read_line(&mut head).unwrap() > 0, "no run header: {head}");
+        }
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{end}", db.path.display()));
+        }
+        if replace {
+            std::fs::write(&db.path, b"someone else's file").unwrap();
+        }
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let saved = if replace {
+            assert_eq!(out.status.code(), Some(1), "{rest}");
+            assert!(rest.contains("removed or replaced") && rest.contains(".saved-"), "{rest}");
+            assert_eq!(std::fs::read(&db.path).unwrap(), b"someone else's file");
+            let dir = std::fs::read_dir(db.path.parent().unwrap()).unwrap();
+            dir.map(|e| e.unwrap().path())
+                .find(|p| p.to_string_lossy().contains(".saved-"))
+                .expect("the saved copy")
+        } else {
+            assert!(out.status.success(), "{rest}");
+            assert!(rest.contains("is written back"), "{rest}");
+            assert!(String::from_utf8_lossy(&out.stdout).contains("stored as run 1"));
+            db.path.clone()
+        };
+        let runs = icbench().args(["show", "1", "--json", "--db"]).arg(&saved).output().unwrap();
+        let v: Value = serde_json::from_slice(&runs.stdout).unwrap();
+        assert_eq!(rows(&v, "pingpong").len(), 3, "{replace}: every cell kept");
+    }
+}

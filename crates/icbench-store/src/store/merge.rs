@@ -78,6 +78,7 @@ impl Store {
         let mut store = Store::open(&copy).map_err(|e| e.at(&shown))?;
         // Errors name the file the user gave, not the copy.
         store.path = shown;
+        store.file = None;
         Ok(Snapshot { store, file })
     }
 

@@ -48,6 +48,15 @@ pub struct Store {
     conn: Connection,
     /// The path as given, for messages (`:memory:` in memory).
     path: String,
+    /// The file's device and inode when it was opened ([`Store::check_file`]);
+    /// `None` in memory or for a copy.
+    file: Option<(u64, u64)>,
+}
+
+/// The device and inode of the file at `path`, if there is one.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Maps a rusqlite error to [`StoreError::Sql`] with the path and operation.
@@ -90,7 +99,39 @@ impl Store {
         let path_str = path.as_ref().display().to_string();
         let open_err = |source| StoreError::Open { path: path_str.clone(), source };
         let conn = Connection::open(path.as_ref()).map_err(open_err)?;
-        Store::init(conn, path_str)
+        let mut store = Store::init(conn, path_str)?;
+        store.file = file_id(path.as_ref());
+        Ok(store)
+    }
+
+    /// Checks that the file at the path is still the one this store opened
+    /// (issue #30 item 10: a database deleted mid-run went on taking cells
+    /// into the unlinked file, and the run said "stored" and exited 0). If
+    /// it was removed, the database as this store holds it is written back
+    /// to the path, and `Ok(true)` says so; if another file took its place,
+    /// it is written beside it and the error says where
+    /// ([`StoreError::Moved`]). Call it after the last write.
+    pub fn check_file(&self) -> Result<bool, StoreError> {
+        let Some(was) = self.file else { return Ok(false) };
+        let path = Path::new(&self.path);
+        if file_id(path) == Some(was) {
+            return Ok(false);
+        }
+        let target = if path.exists() {
+            let mut alt = path.as_os_str().to_owned();
+            alt.push(format!(".saved-{}", std::process::id()));
+            std::path::PathBuf::from(alt)
+        } else {
+            path.to_path_buf()
+        };
+        match self.conn.execute("VACUUM INTO ?1", [target.display().to_string()]) {
+            Ok(_) if target == path => Ok(true),
+            Ok(_) => Err(StoreError::Moved {
+                path: self.path.clone(),
+                saved_to: target.display().to_string(),
+            }),
+            Err(e) => Err(StoreError::Lost { path: self.path.clone(), detail: e.to_string() }),
+        }
     }
 
     /// A private database in memory, gone when dropped. For tests.
@@ -105,7 +146,7 @@ impl Store {
         schema::configure(&conn)
             .map_err(|source| StoreError::Open { path: path.clone(), source })?;
         schema::migrate(&mut conn, &path)?;
-        Ok(Store { conn, path })
+        Ok(Store { conn, path, file: None })
     }
 
     /// The database's path as given to [`Store::open`] (`:memory:` in memory).

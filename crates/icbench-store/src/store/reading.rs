@@ -65,7 +65,7 @@ impl Store {
             drop(conn);
             return Store::open_snapshot(path).map(Reading::Copy);
         }
-        Ok(Reading::Direct(Store { conn, path: shown }))
+        Ok(Reading::Direct(Store { conn, path: shown, file: None }))
     }
 }
 

@@ -566,6 +566,13 @@ fn finish(
     let view = icbench_report::build(id.0, &stored.meta, &stored.cells)
         .with_history(&crate::cmd::show::host_history(&store, &stored)?);
     store.set_verdict(id, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
+    if store.check_file()? {
+        crate::say::say(&format!(
+            "{} was removed while the run was measured; it is written back with every run it \
+             held",
+            a.db.display()
+        ));
+    }
     let mut out = crate::term::stdout();
     if a.json_stream {
         let end = serde_json::json!({
