@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{icb_peer, icbench, rows};
+use common::{icb_peer, icbench, reason, rows};
 
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Child, Command as StdCommand, Stdio};
@@ -437,4 +437,32 @@ fn a_peer_command_that_leaves_a_child_cannot_hold_the_run() {
         .filter(|c| c.split(|&b| b == 0).any(|a| a == marker.as_bytes()))
         .collect();
     assert!(left.is_empty(), "the peer's grandchild outlived the cell");
+}
+
+/// Issue #30 item 8: a peer that floods garbage (`yes`) never lets a read
+/// time out, and once kept the icb handshake reading past 120 s with
+/// `--timeout 1s`; the handshake's limit bounds the whole wait now, and
+/// the cell fails naming what was heard.
+#[test]
+fn a_peer_that_floods_garbage_ends_its_cell_within_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-L", "pty", "--protocol", "icb", "--peer-cmd", "yes pwned", "--timeout", "1s"];
+    let t0 = std::time::Instant::now();
+    // Bounded, so that a hang fails the test instead of stalling the suite.
+    let out = icbench()
+        .args(["run", "--json", "--no-floor", "--db"])
+        .arg(dir.path().join("f.db"))
+        .args(args)
+        .args(["-p", "pingpong", "-s", "64", "--replicates", "1"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    let v = common::finished_run(&out, &args);
+    let r = &rows(&v, "pingpong")[0];
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(reason(r).contains("garbage"), "{r}");
+    // --timeout plus a margin (issue #36's bound: 2 s), and the process's
+    // own start and store.
+    assert!(took < std::time::Duration::from_secs(6), "{took:?}");
 }

@@ -143,15 +143,27 @@ impl Icb {
 
     /// The next meaningful frame; `None` when `timeout` passed first.
     /// `strict`: anything unexpected is an error (after the handshake).
+    /// Not strict, `timeout` bounds the whole call, not each read: a peer
+    /// that floods garbage kept a handshake reading past 120 s where
+    /// `--timeout` was 1 s (issue #30 item 8). Strict, each read has it
+    /// (no clock read in the timed loops; the first bad byte ends the call).
     fn next(
         &mut self,
         link: &mut dyn Link,
         timeout: Option<Duration>,
         strict: bool,
     ) -> Result<Option<Got>, CellError> {
+        let deadline = timeout.filter(|_| !strict).and_then(|t| Instant::now().checked_add(t));
         loop {
+            let left = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return Ok(None),
+                },
+                None => timeout,
+            };
             if self.start == self.end {
-                let n = link.recv_some(&mut self.rx, timeout)?;
+                let n = link.recv_some(&mut self.rx, left)?;
                 if n == 0 {
                     return Ok(None);
                 }
