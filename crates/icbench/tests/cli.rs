@@ -772,8 +772,9 @@ fn fifo_and_mlock_say_what_to_do_when_not_permitted() {
 
 /// One owner per run: `--resume` of a run another process is measuring is
 /// refused naming that process (two processes once measured one run and
-/// stored its cells twice); once that process is gone without a word
-/// (kill -9), the run shows as abandoned and resumes (issue #22).
+/// stored its cells twice), also once its lock file is removed; once that
+/// process is gone without a word (kill -9), the run shows as abandoned
+/// and resumes (issue #22).
 #[test]
 fn a_run_being_measured_cannot_be_resumed_twice_and_an_abandoned_one_can() {
     let db = db();
@@ -791,6 +792,16 @@ fn a_run_being_measured_cannot_be_resumed_twice_and_an_abandoned_one_can() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("being measured by process {}", child.id())), "{err}");
+    // Its lock file removed, the run is still held — by the database file
+    // itself (issue #30 item 4: a second process measured it beside the
+    // first, 59 cells stored for 24) — and still shows as running.
+    std::fs::remove_file(format!("{}.lock", db.path.display())).unwrap();
+    let second =
+        icbench().args(["run", "--resume", "latest", "--db"]).arg(&db.path).output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("being measured by another process"), "{err}");
+    assert_eq!(status(&db.path), "running");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();

@@ -106,7 +106,7 @@ pub fn runs(r: &RunsArgs) -> Result<ExitCode> {
             // A run stored as running that no process holds was left by
             // one that is gone (crash, kill -9, power): resumable.
             status: if r.status == icbench_model::RunStatus::Running
-                && crate::claim::holder(&a.db, r.id.0).is_none()
+                && !crate::claim::held(&a.db, r.id.0)
             {
                 "abandoned".to_string()
             } else {

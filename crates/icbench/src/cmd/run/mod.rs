@@ -156,9 +156,14 @@ fn claim_run(db: &std::path::Path, id: RunId) -> Result<Option<crate::claim::Cla
     use crate::claim::{Refused, claim};
     match claim(db, id.0) {
         Ok(c) => Ok(Some(c)),
-        Err(Refused::Held(pid)) => Err(bad(format!(
+        Err(Refused::Held(Some(pid))) => Err(bad(format!(
             "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid}) \
              and then resume"
+        ))),
+        Err(Refused::Held(None)) => Err(bad(format!(
+            "run {id} is being measured by another process (its lock file {}.lock is gone, so \
+             it cannot be named): wait for it, or stop it, and then resume",
+            db.display()
         ))),
         Err(Refused::Io(e)) => {
             crate::errln!(
