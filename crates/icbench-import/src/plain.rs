@@ -20,6 +20,11 @@ use crate::{ImportError, Imported, Options, num, rate_cell, sample_cell};
 
 pub const DEFAULT_LINK: &str = "imported";
 
+/// More channels than this on a row is flagged: icbench measures up to 32
+/// (`icbench_plan`'s MAX_CHANNELS), ADI's tables go to 8; 4294967295 was
+/// imported without a word (issue #30 item 12).
+pub(crate) const PLAUSIBLE_CHANNELS: u32 = 1024;
+
 /// A rate more than this many times the median of its peers is flagged.
 pub const OUTLIER_FACTOR: f64 = 100.0;
 /// The highest rate a CSV may state: 1 EB/s, the most a cell's byte count
@@ -76,6 +81,22 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         let channels: u32 =
             get(col("channels")).map(|c| num(c, line, "channels")).transpose()?.unwrap_or(1);
         let blocks: Option<u32> = get(col("blocks")).map(|c| num(c, line, "blocks")).transpose()?;
+        // The store keeps only counts of one or more; 0 came back as
+        // SQLite's CHECK text (issue #30 item 12).
+        for (what, n) in [("channels", Some(channels)), ("blocks", blocks)] {
+            if n == Some(0) {
+                return Err(ImportError::Line {
+                    line,
+                    msg: format!("{what} 0: a cell has at least 1 (leave the column empty for 1)"),
+                });
+            }
+        }
+        if channels > PLAUSIBLE_CHANNELS {
+            imp.warnings.push(format!(
+                "line {line}: {channels} channels: far more than any board's link has (icbench \
+                 measures up to 32); imported as given"
+            ));
+        }
         if let Some(t) = get(time_col) {
             let t: f64 = num(t, line, "time_ns")?;
             // Whole nanoseconds, up to what a histogram holds: 1e-300 was

@@ -272,6 +272,23 @@ fn a_csv_value_out_of_range_is_refused_with_its_line() {
     assert!(parse(Format::Csv, &csv("time_ns", "1.5"), &Options::default()).is_ok());
 }
 
+/// Counts the store keeps only from 1 up (channels, blocks) are refused at
+/// 0 with their line, not with SQLite's CHECK text; a channel count no
+/// board has is imported with a warning (issue #30 item 12).
+#[test]
+fn a_csv_count_of_zero_is_refused_and_an_absurd_one_flagged() {
+    for col in ["channels", "blocks"] {
+        let text = format!("size_bytes,bytes_per_s,{col}\n64,1000,1\n64,1000,0\n");
+        let e = parse(Format::Csv, &text, &Options::default()).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("line 3: {col} 0: a cell has at least 1")), "{e}");
+    }
+    let text = "size_bytes,bytes_per_s,channels\n64,1000,4294967295\n";
+    let w = parse(Format::Csv, text, &Options::default()).unwrap().warnings;
+    assert!(w.iter().any(|w| w.starts_with("line 2: 4294967295 channels")), "{w:?}");
+    let w = parse(Format::Csv, "size_bytes,bytes_per_s,channels\n64,1000,8\n", &Options::default());
+    assert!(w.unwrap().warnings.is_empty());
+}
+
 /// A histogram file cut short imports what it has, with a warning that
 /// says so (before, half the data with no warning).
 #[test]

@@ -6,6 +6,22 @@
 /// smaller fails such a cell itself, saying its bound.
 pub const MAX_SIZE: u64 = 64 << 20;
 
+/// Why `unit` (what follows the number in `s`) is not one of `allowed`:
+/// an exponent (`1e30s`) is said as such, not as a unit `e30s`.
+fn unknown_unit(s: &str, unit: &str, allowed: &str) -> String {
+    let mut rest = unit.chars();
+    let exponent = matches!(rest.next(), Some('e' | 'E'))
+        && rest.next().is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+');
+    if exponent {
+        format!(
+            "'{}': exponents are not read: write the number out, with a unit ({allowed})",
+            s.trim()
+        )
+    } else {
+        format!("'{}' has an unknown unit: use {allowed}", s.trim())
+    }
+}
+
 /// One size (`64`, `4K`, `1MiB`), 1 B … 64 MiB.
 pub fn parse_one(s: &str) -> Result<u64, String> {
     let s = s.trim();
@@ -16,7 +32,7 @@ pub fn parse_one(s: &str) -> Result<u64, String> {
         "" | "b" => 1,
         "k" | "kib" | "kb" => 1 << 10,
         "m" | "mib" | "mb" => 1 << 20,
-        _ => return Err(format!("'{s}' has an unknown unit: use B, K or M (binary)")),
+        _ => return Err(unknown_unit(s, unit, "B, K or M (binary)")),
     };
     let v = n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))?;
     if v == 0 {
@@ -71,7 +87,7 @@ pub fn parse_amount(s: &str, max: u64) -> Result<u64, String> {
         "k" | "kib" | "kb" => 1 << 10,
         "m" | "mib" | "mb" => 1 << 20,
         "g" | "gib" | "gb" => 1 << 30,
-        _ => return Err(format!("'{s}' has an unknown unit: use B, K, M or G (binary)")),
+        _ => return Err(unknown_unit(s, unit, "B, K, M or G (binary)")),
     };
     match n.checked_mul(mult) {
         Some(v @ 1..) if v <= max => Ok(v),
@@ -100,7 +116,7 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
         "us" | "µs" => v / 1e6,
         "m" | "min" => v * 60.0,
         "h" => v * 3600.0,
-        _ => return Err(format!("'{s}' has an unknown unit: use h, min, s, ms or us")),
+        _ => return Err(unknown_unit(s, unit, "h, min, s, ms or us")),
     };
     if secs.is_nan() || secs > MAX_DURATION.as_secs_f64() {
         return Err(format!("duration '{s}' is longer than the longest allowed, 7 days"));
@@ -114,6 +130,14 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exponent_is_said_as_one() {
+        assert!(duration("1e30s").unwrap_err().contains("exponents are not read"));
+        assert!(parse_one("1e308").unwrap_err().contains("exponents are not read"));
+        assert!(parse_amount("1E+3", 1 << 30).unwrap_err().contains("exponents are not read"));
+        assert!(duration("5es").unwrap_err().contains("unknown unit: use h, min"));
+    }
 
     #[test]
     fn amounts() {

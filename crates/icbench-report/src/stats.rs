@@ -81,15 +81,24 @@ impl CellStats {
     ) -> CellStats {
         let note = match summary.count {
             1 => Some("one sample: no spread, no confidence interval, no outliers".to_string()),
+            2 => Some(
+                "2 samples: too few for a 95 % interval of the mean (needs 3) or of the median \
+                 (needs 6)"
+                    .to_string(),
+            ),
             n if n < 6 => {
                 Some(format!("{n} samples: too few for a 95 % interval of the median (needs 6)"))
             }
             _ => None,
         };
+        // Two samples give t₀.₉₇₅,₁ = 12.7: "−756 ns … 3.06 µs" for 1.0 and
+        // 1.3 µs (issue #30 item 12). None then; and a time is never below
+        // zero, so neither is the interval's low end.
+        let mean = mean.filter(|_| summary.count >= 3);
         CellStats {
             from,
             summary,
-            mean_ci95_lo: mean.map(|i| i.lo),
+            mean_ci95_lo: mean.map(|i| i.lo.max(0.0)),
             mean_ci95_hi: mean.map(|i| i.hi),
             median_ci95_lo: median.map(|i| i.lo),
             median_ci95_hi: median.map(|i| i.hi),
@@ -157,5 +166,17 @@ mod tests {
         assert_eq!((s.mean_ci95_lo, s.median_ci95_lo, s.outliers), (None, None, None));
         assert!(s.note.unwrap().contains("one sample"));
         assert!(CellStats::from_raw(&[]).is_none());
+    }
+
+    /// Issue #30 item 12: two samples gave a mean interval of −756 ns …
+    /// 3.06 µs; three far apart would still reach below zero.
+    #[test]
+    fn a_mean_interval_needs_three_samples_and_never_goes_below_zero() {
+        let two = CellStats::from_raw(&[1000, 1300]).unwrap();
+        assert_eq!((two.mean_ci95_lo, two.mean_ci95_hi), (None, None));
+        assert!(two.note.unwrap().contains("interval of the mean (needs 3)"));
+        let three = CellStats::from_raw(&[10, 20, 3000]).unwrap();
+        assert_eq!(three.mean_ci95_lo, Some(0.0));
+        assert!(three.mean_ci95_hi.unwrap() > 3000.0);
     }
 }

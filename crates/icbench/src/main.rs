@@ -28,7 +28,7 @@ fn main() -> ExitCode {
             let code = error::exit_code(&e);
             // Exit code 0 here is a closed stdout (`icbench … | head`): no message.
             if code != 0 {
-                crate::errln!("icbench: error: {e:#}");
+                crate::errln!("icbench: error: {}", error::one_line(&e));
             }
             ExitCode::from(code)
         }
