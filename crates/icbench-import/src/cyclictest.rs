@@ -25,9 +25,12 @@ fn link(opts: &Options, thread: &str, cpu: Option<i64>) -> String {
     }
 }
 
-/// A bucket index (µs or ns) as ns, at the bucket's middle for µs.
+/// A bucket index (µs or ns) as ns, at the bucket's middle for µs;
+/// saturating, so that an index past u64::MAX ÷ 1000 µs (a fuzzed file's
+/// 4331666666666666666) lands in the histogram's clamped top instead of
+/// overflowing (issue #30, found by the `import` fuzz target).
 fn bucket_ns(index: u64, ns_resolution: bool) -> u64 {
-    if ns_resolution { index } else { index * 1000 + 500 }
+    if ns_resolution { index } else { index.saturating_mul(1000).saturating_add(500) }
 }
 
 pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {

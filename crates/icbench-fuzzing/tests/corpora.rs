@@ -1,0 +1,109 @@
+//! Every input ever kept in the fuzz corpora (`fuzz/corpus/<target>/`),
+//! replayed through its target's check on stable Rust, so that CI runs
+//! them all (issue #30: "CI replays the corpora"); and seeds of our own,
+//! so that each target meets the inputs it exists for even where a corpus
+//! is still small: the import formats' test files, the shipped plans, a
+//! database icbench wrote, damaged byte by byte.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What one input may take in a replay: a hang is a failure too. Debug
+/// builds on a loaded two-CPU machine run the HTML report of an imported
+/// table in well under a second.
+const PER_INPUT: Duration = Duration::from_secs(20);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `check` on every file of `fuzz/corpus/<target>`, naming the one
+/// that fails; the count replayed.
+fn replay(target: &str, check: fn(&[u8])) -> usize {
+    let dir = root().join("fuzz/corpus").join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return 0 };
+    let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for f in &files {
+        timed(&f.display().to_string(), &std::fs::read(f).unwrap(), check);
+    }
+    files.len()
+}
+
+fn timed(what: &str, data: &[u8], check: fn(&[u8])) {
+    let t0 = Instant::now();
+    let r = std::panic::catch_unwind(|| check(data));
+    assert!(r.is_ok(), "{what}: the check panicked (input of {} bytes)", data.len());
+    assert!(t0.elapsed() < PER_INPUT, "{what}: took {:?}", t0.elapsed());
+}
+
+#[test]
+fn import_corpus_and_every_test_file_in_every_format() {
+    let n = replay("import", icbench_fuzzing::import);
+    let mut seeds = 0;
+    for e in std::fs::read_dir(root().join("testdata/import")).unwrap() {
+        let file = std::fs::read(e.unwrap().path()).unwrap();
+        for pick in 0..9u8 {
+            let mut input = vec![pick];
+            input.extend_from_slice(&file);
+            timed(&format!("testdata as format {pick}"), &input, icbench_fuzzing::import);
+            seeds += 1;
+        }
+    }
+    assert!(n + seeds > 50, "{n} corpus inputs, {seeds} seeds");
+}
+
+#[test]
+fn plan_corpus_and_the_shipped_plans() {
+    replay("plan", icbench_fuzzing::plan);
+    for e in std::fs::read_dir(root().join("plans")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            timed(&p.display().to_string(), &std::fs::read(&p).unwrap(), icbench_fuzzing::plan);
+        }
+    }
+}
+
+#[test]
+fn link_spec_and_units_corpora() {
+    replay("link_spec", icbench_fuzzing::link_spec);
+    replay("units", icbench_fuzzing::units);
+    for s in ["shm?wait=futex", "rpmsg:/dev/rpmsg0", "tty:/dev/ttyRPMSG0", "pipe", "x?a=b&c"] {
+        timed(s, s.as_bytes(), icbench_fuzzing::link_spec);
+    }
+    for s in ["1-64K", "4K,1,64KiB", "1e30s", "500ms", "10M", "0", "64-1", "99999999999999999999"] {
+        timed(s, s.as_bytes(), icbench_fuzzing::units);
+    }
+}
+
+/// A database icbench wrote (an imported run), then the same file with a
+/// stretch of bytes overwritten at positions through it: each is opened,
+/// listed and shown, or refused — never a panic.
+#[test]
+fn store_corpus_and_a_database_damaged_at_every_page() {
+    replay("store", icbench_fuzzing::store);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seed.db");
+    {
+        let mut store = icbench_store::Store::open(&path).unwrap();
+        let text =
+            std::fs::read_to_string(root().join("testdata/import/seed-000-tty.log")).unwrap();
+        let format = icbench_import::Format::SeedTty;
+        let imp = icbench_import::parse(format, &text, &Default::default()).unwrap();
+        let source = icbench_store::RunSource::Imported(format.name().to_string());
+        let meta = icbench_fuzzing::imported_meta();
+        store.import_run(&meta, &source, "seed", &imp.cells, &imp.warnings).unwrap();
+    }
+    let good = std::fs::read(&path).unwrap();
+    timed("the undamaged database", &good, icbench_fuzzing::store);
+    let mut damaged = 0;
+    for at in (0..good.len()).step_by(997) {
+        let mut bad = good.clone();
+        for (i, b) in bad[at..].iter_mut().take(64).enumerate() {
+            *b ^= 0x5a ^ (i as u8);
+        }
+        timed(&format!("damaged at byte {at}"), &bad, icbench_fuzzing::store);
+        damaged += 1;
+    }
+    assert!(damaged >= 8, "a database of {} bytes", good.len());
+}
