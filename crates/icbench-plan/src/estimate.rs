@@ -10,9 +10,12 @@ use std::time::Duration;
 
 use crate::PlanCell;
 
-/// Starting one peer process and its session (handshake, first probe);
-/// about what a peer start costs on the 2-core development VM.
-pub const SESSION_START: Duration = Duration::from_millis(40);
+/// Starting one peer process and its session (handshake, state probe),
+/// with the storing of a cell: on the 2-core development VM a default run
+/// with 1 ms cells and no floor took 10.6 s for its 918 cells, ≈ 800 peer
+/// starts (2026-11-28, issue #29: at 40 ms the estimate said 55.8 s for a
+/// default run that took 35.4–38.2 s).
+pub const SESSION_START: Duration = Duration::from_millis(12);
 
 /// Estimated duration of `cells` run in the given order.
 pub fn estimate<'a>(
