@@ -39,14 +39,16 @@ fn timed(what: &str, data: &[u8], check: fn(&[u8])) {
 
 #[test]
 fn import_corpus_and_every_test_file_in_every_format() {
-    let n = replay("import", icbench_fuzzing::import);
+    let n =
+        replay("import", icbench_fuzzing::import) + replay("import", icbench_fuzzing::import_show);
+    let n = n + replay("import_show", icbench_fuzzing::import_show);
     let mut seeds = 0;
     for e in std::fs::read_dir(root().join("testdata/import")).unwrap() {
         let file = std::fs::read(e.unwrap().path()).unwrap();
         for pick in 0..9u8 {
             let mut input = vec![pick];
             input.extend_from_slice(&file);
-            timed(&format!("testdata as format {pick}"), &input, icbench_fuzzing::import);
+            timed(&format!("testdata as format {pick}"), &input, icbench_fuzzing::import_show);
             seeds += 1;
         }
     }

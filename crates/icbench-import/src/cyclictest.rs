@@ -74,7 +74,7 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 buckets.push((bucket_ns(idx, ns), count));
             }
         }
-        let counted: u64 = buckets.iter().map(|b| b.1).sum();
+        let counted = buckets.iter().fold(0u64, |s, b| s.saturating_add(b.1));
         let cycles = t.get("cycles").and_then(Value::as_u64);
         let max = t.get("max").and_then(Value::as_u64);
         let own = t.get("icbench");

@@ -165,8 +165,10 @@ pub(crate) fn sample_cell(
         key: CellKey { blocks, ..CellKey::new(link, pattern, size_bytes) },
         outcome: CellOutcome::Measured(CellData {
             messages: samples.len() as u64,
-            bytes: bytes_per_sample * samples.len() as u64,
-            elapsed_ns: samples.iter().sum(),
+            // Saturating at the store's largest integer, as in hist_cell:
+            // a fuzzed seed table's times summed past u64::MAX (issue #30).
+            bytes: bytes_per_sample.saturating_mul(samples.len() as u64).min(i64::MAX as u64),
+            elapsed_ns: samples.iter().fold(0u64, |s, &v| s.saturating_add(v)).min(i64::MAX as u64),
             warmup_messages: 0,
             latency: Some(h),
             raw_ns: Some(samples.to_vec()),

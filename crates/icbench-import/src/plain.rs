@@ -135,7 +135,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         }
     }
     for ((link, pattern, size, blocks), v) in samples {
-        let per = size * u64::from(blocks.unwrap_or(1));
+        let per = size.saturating_mul(u64::from(blocks.unwrap_or(1)));
         imp.cells.push(sample_cell(&link, pattern, size, &v, per, blocks));
     }
     if !rates.is_empty() {
@@ -169,7 +169,8 @@ pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) {
     flag_rate_outliers(rates, &mut imp.warnings);
     for r in rates {
         // Bytes moved: per channel × channels, or one second's worth.
-        let bytes = r.transfer.map_or(r.rate.round() as u64, |t| t * u64::from(r.channels));
+        let bytes =
+            r.transfer.map_or(r.rate.round() as u64, |t| t.saturating_mul(u64::from(r.channels)));
         let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0) as u64;
         imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed, r.channels));
     }

@@ -43,10 +43,10 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             continue;
         }
         if us == 0 {
-            zero += count;
+            zero = zero.saturating_add(count);
         }
         // The middle of the 1 µs bin the tool truncated into.
-        buckets.push((us as u64 * 1000 + 500, count));
+        buckets.push(((us as u64).saturating_mul(1000).saturating_add(500), count));
     }
     // The tool writes whole lines; a last line without its newline was cut
     // in the middle (issue #22).

@@ -68,7 +68,7 @@ fn parse_thread(line: &str, no: usize) -> Result<Thread, ImportError> {
         line: no,
         id,
         sent,
-        elapsed_ns: s * 1_000_000_000 + nsec,
+        elapsed_ns: s.saturating_mul(1_000_000_000).saturating_add(nsec),
         naive_s: num(sec, no, "seconds")?,
         printed_rate,
         ambiguous: frac.len() != 9,
@@ -159,7 +159,7 @@ fn finish_block(
             ));
         }
     }
-    let bytes: u64 = threads.iter().map(|t| t.sent).sum();
+    let bytes = threads.iter().fold(0u64, |s, t| s.saturating_add(t.sent));
     let longest = threads.iter().map(|t| t.elapsed_ns).max().unwrap_or(1).max(1);
     let shortest = threads.iter().map(|t| t.elapsed_ns).min().unwrap_or(1).max(1);
     let summed: f64 = threads.iter().map(|t| t.printed_rate).sum();
