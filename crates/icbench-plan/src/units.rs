@@ -124,7 +124,13 @@ pub fn duration(s: &str) -> Result<std::time::Duration, String> {
     if secs <= 0.0 {
         return Err(format!("duration '{s}' must be above zero"));
     }
-    Ok(std::time::Duration::from_secs_f64(secs))
+    // Above zero, yet under a nanosecond: `.0004µs` became a zero duration
+    // (found by the `units` fuzz target, issue #30).
+    let d = std::time::Duration::from_secs_f64(secs);
+    if d.is_zero() {
+        return Err(format!("duration '{s}' is shorter than a nanosecond"));
+    }
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -137,6 +143,7 @@ mod tests {
         assert!(parse_one("1e308").unwrap_err().contains("exponents are not read"));
         assert!(parse_amount("1E+3", 1 << 30).unwrap_err().contains("exponents are not read"));
         assert!(duration("5es").unwrap_err().contains("unknown unit: use h, min"));
+        assert!(duration(".0004µs").unwrap_err().contains("shorter than a nanosecond"));
     }
 
     #[test]
