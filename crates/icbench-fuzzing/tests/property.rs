@@ -54,7 +54,8 @@ proptest! {
 
     /// cyclictest histograms: buckets 0 … 10⁹ µs, counts up to 2⁵⁷ (30 of
     /// them stay under the 2⁶³ − 1 a histogram holds; past it the file is
-    /// refused, as icbench-import's `cyclictest_json_and_text_agree_and_flag_overflows` checks).
+    /// refused, as icbench-import's
+    /// `cyclictest_json_and_text_agree_and_flag_overflows` checks).
     #[test]
     fn cyclictest_histograms_of_any_range_are_shown(
         buckets in prop::collection::vec((0u64..1_000_000_000, 0u64..(1 << 57)), 1..30)
