@@ -23,7 +23,6 @@
 use std::io::Write;
 
 use icbench_import::{Format, Options};
-use icbench_model::{PeerMode, RunMeta, RunStatus, Sched};
 use icbench_store::{RunSource, Store};
 
 /// An import file: `data[0]` picks the format, the rest is the file. The
@@ -53,7 +52,8 @@ pub fn import_show(data: &[u8]) {
     let Ok(imp) = icbench_import::parse(format, &text, &Options::default()) else { return };
     let mut store = Store::open_in_memory().expect("an in-memory store");
     let source = RunSource::Imported(format.name().to_string());
-    let id = match store.import_run(&imported_meta(), &source, "fuzz", &imp.cells, &imp.warnings) {
+    let meta = imp.run_meta(format, Vec::new(), 1, Vec::new());
+    let id = match store.import_run(&meta, &source, "fuzz", &imp.cells, &imp.warnings) {
         Ok(id) => id,
         // Refusing to store is allowed (a value no column holds), with a
         // message; what is stored must then be shown.
@@ -91,37 +91,6 @@ fn show(run: &icbench_store::StoredRun) {
     );
     assert!(report.html.ends_with("</html>\n"));
     sink.flush().expect("a Vec flushes");
-}
-
-/// The metadata an import gets (as `icbench import` gives it).
-pub fn imported_meta() -> RunMeta {
-    RunMeta {
-        cpu_model: "unknown (imported)".to_string(),
-        online_cpus: "unknown".to_string(),
-        host_cpu: 0,
-        peer_cpu: 0,
-        peer_mode: PeerMode::Process,
-        sched: Sched::Other,
-        mlock: false,
-        kernel_release: "unknown".to_string(),
-        governor: None,
-        hostname: "fuzz".to_string(),
-        icbench_version: "0".to_string(),
-        git_commit: None,
-        command_line: Vec::new(),
-        started_unix_ns: 1,
-        ended_unix_ns: Some(2),
-        clock: "as recorded by the source tool".to_string(),
-        clock_overhead_ns: f64::NAN,
-        clock_granule_ns: f64::NAN,
-        status: RunStatus::Finished,
-        floor: None,
-        floor_tail: None,
-        fast_counter: None,
-        notes: Vec::new(),
-        label: None,
-        user_note: None,
-    }
 }
 
 /// A plan file: parsed, and expanded on two CPUs; an accepted plan never

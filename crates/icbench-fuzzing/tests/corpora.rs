@@ -93,7 +93,7 @@ fn store_corpus_and_a_database_damaged_at_every_page() {
         let format = icbench_import::Format::SeedTty;
         let imp = icbench_import::parse(format, &text, &Default::default()).unwrap();
         let source = icbench_store::RunSource::Imported(format.name().to_string());
-        let meta = icbench_fuzzing::imported_meta();
+        let meta = imp.run_meta(format, Vec::new(), 1, Vec::new());
         store.import_run(&meta, &source, "seed", &imp.cells, &imp.warnings).unwrap();
     }
     let good = std::fs::read(&path).unwrap();

@@ -99,6 +99,49 @@ pub struct Imported {
     pub kernel_release: Option<String>,
 }
 
+impl Imported {
+    /// The metadata of a run imported from `format` at `now_unix_ns`: what
+    /// the file records (host, kernel), and the rest unknown — icbench did
+    /// not measure it, so no CPUs, clock or floor. `notes` go first.
+    pub fn run_meta(
+        &self,
+        format: Format,
+        mut notes: Vec<String>,
+        now_unix_ns: i64,
+        command_line: Vec<String>,
+    ) -> icbench_model::RunMeta {
+        let unknown = || "unknown".to_string();
+        notes.extend(self.notes.iter().cloned());
+        icbench_model::RunMeta {
+            cpu_model: "unknown (imported)".to_string(),
+            online_cpus: unknown(),
+            host_cpu: 0,
+            peer_cpu: 0,
+            peer_mode: icbench_model::PeerMode::Process,
+            sched: icbench_model::Sched::Other,
+            mlock: false,
+            kernel_release: self.kernel_release.clone().unwrap_or_else(unknown),
+            governor: None,
+            hostname: self.hostname.clone().unwrap_or_else(unknown),
+            icbench_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: None,
+            command_line,
+            started_unix_ns: now_unix_ns,
+            ended_unix_ns: Some(now_unix_ns),
+            clock: format!("as recorded by the source tool ({})", format.name()),
+            clock_overhead_ns: f64::NAN,
+            clock_granule_ns: f64::NAN,
+            status: icbench_model::RunStatus::Finished,
+            floor: None,
+            floor_tail: None,
+            fast_counter: None,
+            notes,
+            label: None,
+            user_note: None,
+        }
+    }
+}
+
 /// A file that cannot be read as the format says.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImportError {

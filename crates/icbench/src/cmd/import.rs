@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use icbench_import::{Format, Options};
-use icbench_model::{Pattern, PeerMode, RunMeta, RunStatus, Sched};
+use icbench_model::Pattern;
 use icbench_store::RunSource;
 
 use crate::cli::ImportArgs;
@@ -49,40 +49,13 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     let provenance =
         format!("file {name}, {} bytes, fnv1a64 {:016x}", bytes.len(), fnv1a64(&bytes));
     let now = now_unix_ns();
-    let mut notes = vec![format!(
+    let notes = vec![format!(
         "imported from {} as {}: not measured by icbench; machine, CPUs and clock are unknown \
          unless the file records them",
         a.file.display(),
         format.name()
     )];
-    notes.extend(imp.notes.iter().cloned());
-    let meta = RunMeta {
-        cpu_model: "unknown (imported)".to_string(),
-        online_cpus: "unknown".to_string(),
-        host_cpu: 0,
-        peer_cpu: 0,
-        peer_mode: PeerMode::Process,
-        sched: Sched::Other,
-        mlock: false,
-        kernel_release: imp.kernel_release.clone().unwrap_or_else(|| "unknown".to_string()),
-        governor: None,
-        hostname: imp.hostname.clone().unwrap_or_else(|| "unknown".to_string()),
-        icbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: None,
-        command_line: std::env::args().collect(),
-        started_unix_ns: now,
-        ended_unix_ns: Some(now),
-        clock: format!("as recorded by the source tool ({})", format.name()),
-        clock_overhead_ns: f64::NAN,
-        clock_granule_ns: f64::NAN,
-        status: RunStatus::Finished,
-        floor: None,
-        floor_tail: None,
-        fast_counter: None,
-        notes,
-        label: None,
-        user_note: None,
-    };
+    let meta = imp.run_meta(format, notes, now, std::env::args().collect());
     let mut store = open_store(&a.db.db)?;
     let source = RunSource::Imported(format.name().to_string());
     // One transaction: a failure leaves no half-imported run (issue #22).
