@@ -656,20 +656,13 @@ fn a_closed_stdout_ends_quietly() {
 /// marked interrupted (exit 130) and can be resumed, not left 'running'.
 #[test]
 fn ctrl_c_during_the_floor_marks_the_run_interrupted() {
-    use std::io::BufRead;
     let db = db();
-    let mut child = common::icbench_process()
-        .args(["run", "--cell-time", "5ms", "-L", "pipe", "-s", "64", "--db"])
-        .arg(&db.path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    while !seen.contains("measuring the floor") {
-        assert!(err.read_line(&mut seen).unwrap() > 0, "no floor: {seen}");
-    }
+    let (mut child, mut err, mut seen) = common::spawn_until(
+        common::icbench_process()
+            .args(["run", "--cell-time", "5ms", "-L", "pipe", "-s", "64", "--db"])
+            .arg(&db.path),
+        "measuring the floor",
+    );
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
@@ -911,22 +904,15 @@ fn read_only_commands_never_write_their_database() {
 /// "stored".
 #[test]
 fn a_database_removed_mid_run_is_written_back_and_a_replaced_one_saved_beside() {
-    use std::io::BufRead;
     for replace in [false, true] {
         let db = db();
-        let mut child = common::icbench_process()
-            .args(["run", "-L", "pipe", "-p", "pingpong", "-s", "64,128,256", "--no-floor"])
-            .args(["--cell-time", "300ms", "--replicates", "1", "--db"])
-            .arg(&db.path)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut head = String::new();
-        while !head.contains("storing in") {
-            assert!(err.read_line(&mut head).unwrap() > 0, "no run header: {head}");
-        }
+        let (child, mut err, _) = common::spawn_until(
+            common::icbench_process()
+                .args(["run", "-L", "pipe", "-p", "pingpong", "-s", "64,128,256", "--no-floor"])
+                .args(["--cell-time", "300ms", "--replicates", "1", "--db"])
+                .arg(&db.path),
+            "storing in",
+        );
         for end in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{end}", db.path.display()));
         }

@@ -245,35 +245,18 @@ fn ctrl_c_destroys_the_endpoint() {
 fn a_remote_that_crashes_fails_the_cell_with_its_state_and_the_run_goes_on() {
     let f = Fake::new();
     let state = f.rproc().join("state");
-    let mut child = common::icbench_process()
-        .arg("--sysfs-root")
-        .arg(f.sys())
-        .args([
-            "run",
-            "--json",
-            "--no-floor",
-            "--cell-time",
-            "20s",
-            "-p",
-            "pingpong",
-            "-s",
-            "64,128",
-        ])
-        .args(["-L", "rpmsg?emulate=seqpacket&remote=m4", "--db"])
-        .arg(f.db())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     // Crash it once the run has begun (its header on stderr), mostly while
     // the first (20 s) cell runs; had it crashed before the cell opened,
     // the cell fails on opening with the same reason. No fixed sleep.
-    use std::io::BufRead;
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut head = String::new();
-    while !head.contains("storing in") {
-        assert!(err.read_line(&mut head).unwrap() > 0, "no run header: {head}");
-    }
+    let (child, mut err, head) = common::spawn_until(
+        common::icbench_process()
+            .arg("--sysfs-root")
+            .arg(f.sys())
+            .args(["run", "--json", "--no-floor", "--cell-time", "20s", "-p", "pingpong"])
+            .args(["-s", "64,128", "-L", "rpmsg?emulate=seqpacket&remote=m4", "--db"])
+            .arg(f.db()),
+        "storing in",
+    );
     write(&state, "crashed\n");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();

@@ -86,6 +86,27 @@ pub fn icb_peer() -> Option<&'static str> {
     .as_deref()
 }
 
+/// Starts `cmd` with its stdout and stderr piped and reads its stderr
+/// until a line containing `until` has come (the run's header, the floor's
+/// line): the child, the rest of its stderr, and what was read.
+pub fn spawn_until(
+    cmd: &mut std::process::Command,
+    until: &str,
+) -> (std::process::Child, std::io::BufReader<std::process::ChildStderr>, String) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains(until) {
+        assert!(err.read_line(&mut seen).unwrap() > 0, "no '{until}': {seen}");
+    }
+    (child, err, seen)
+}
+
 /// `icbench run --json --no-floor --db DB ARGS`, which must finish; its
 /// JSON document. Each test file gives its own cell time in `args`.
 pub fn run_json(db: &std::path::Path, args: &[&str]) -> Value {
