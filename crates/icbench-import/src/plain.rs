@@ -145,7 +145,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 .to_string(),
         );
     }
-    rate_cells(&rates, &mut imp);
+    rate_cells(&rates, &mut imp)?;
     Ok(imp)
 }
 
@@ -165,15 +165,29 @@ pub(crate) fn check_average(r: &RateRow, avg: f64, warnings: &mut Vec<String>) {
 }
 
 /// One cell per published rate, after flagging the implausible ones.
-pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) {
+/// A rate that would take longer than the store's largest count of
+/// nanoseconds (2⁶³ − 1: 292 years) to move its transfer is refused with
+/// its line (found by the `import` fuzz target, issue #30).
+pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) -> Result<(), ImportError> {
     flag_rate_outliers(rates, &mut imp.warnings);
     for r in rates {
         // Bytes moved: per channel × channels, or one second's worth.
         let bytes =
             r.transfer.map_or(r.rate.round() as u64, |t| t.saturating_mul(u64::from(r.channels)));
-        let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0) as u64;
-        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed, r.channels));
+        let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0);
+        if !(elapsed < i64::MAX as f64) {
+            return Err(ImportError::Line {
+                line: r.line,
+                msg: format!(
+                    "{} B/s would take more than 292 years to move {bytes} bytes: is the rate or \
+                     the transfer wrong?",
+                    r.rate
+                ),
+            });
+        }
+        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed as u64, r.channels));
     }
+    Ok(())
 }
 
 fn flag_rate_outliers(rows: &[RateRow], warnings: &mut Vec<String>) {

@@ -182,7 +182,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
          rate per cell, no per-message times",
         rates.len()
     ));
-    rate_cells(&rates, &mut imp);
+    rate_cells(&rates, &mut imp)?;
     Ok(imp)
 }
 

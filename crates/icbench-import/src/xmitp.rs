@@ -68,7 +68,7 @@ fn parse_thread(line: &str, no: usize) -> Result<Thread, ImportError> {
         line: no,
         id,
         sent,
-        elapsed_ns: s.saturating_mul(1_000_000_000).saturating_add(nsec),
+        elapsed_ns: s.saturating_mul(1_000_000_000).saturating_add(nsec).min(i64::MAX as u64),
         naive_s: num(sec, no, "seconds")?,
         printed_rate,
         ambiguous: frac.len() != 9,
