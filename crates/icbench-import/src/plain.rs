@@ -175,7 +175,7 @@ pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) -> Result<(), Im
         let bytes =
             r.transfer.map_or(r.rate.round() as u64, |t| t.saturating_mul(u64::from(r.channels)));
         let elapsed = (bytes as f64 / r.rate * 1e9).round().max(1.0);
-        if !(elapsed < i64::MAX as f64) {
+        if elapsed.is_nan() || elapsed >= i64::MAX as f64 {
             return Err(ImportError::Line {
                 line: r.line,
                 msg: format!(
