@@ -275,7 +275,7 @@ pub fn preempt_rt(roots: &Roots) -> Finding {
     };
     let shown = if version.is_empty() { "version unknown".to_string() } else { version };
     Finding::new("preempt-rt", Verdict::Info, format!("{kind} ({shown})")).advise(
-        "fine for typical figures; for worst cases (p99_9, max) that mean what they would on a \
+        "fine for typical figures; for worst cases (p99.9, max) that mean what they would on a \
          real-time board, run a PREEMPT_RT kernel (CONFIG_PREEMPT_RT, mainline since 6.12; \
          Debian's linux-image-rt-*; the RT variants of OpenSTLinux and the vendor BSPs): \
          otherwise non-preemptible kernel sections add to the tail",
