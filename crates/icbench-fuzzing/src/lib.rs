@@ -18,7 +18,10 @@
 //! - [`plan`]: a plan file parsed and expanded (cell count bounded);
 //! - [`link_spec`]: `-L` link specifications;
 //! - [`units`]: sizes, size lists and sweeps, amounts and durations;
-//! - [`store`]: a damaged database file opened, listed and shown.
+//! - [`store`]: a damaged database file opened, listed and shown;
+//! - [`proto`]: the wire protocol's parsers (a device's bytes).
+
+pub mod proto;
 
 use std::io::Write;
 

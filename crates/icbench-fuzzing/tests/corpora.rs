@@ -66,6 +66,18 @@ fn plan_corpus_and_the_shipped_plans() {
     }
 }
 
+/// The wire protocol's four targets: their corpora were seeded from
+/// `testdata/frames` and grew in `scripts/fuzz` runs.
+#[test]
+fn protocol_corpora() {
+    use icbench_fuzzing::proto;
+    let n = replay("stream_parser", proto::stream_parser)
+        + replay("decode", proto::decode_bytes)
+        + replay("reassembler", proto::reassembler)
+        + replay("dimtass_counter", proto::dimtass_counter);
+    assert!(n >= 20, "{n} inputs");
+}
+
 #[test]
 fn link_spec_and_units_corpora() {
     replay("link_spec", icbench_fuzzing::link_spec);
