@@ -105,6 +105,10 @@ pub const CSV_COLUMNS: &[&str] = &[
     // of them, a repeat run that may land too far, or outside its host's
     // history; empty for a cell not measured.
     "marked",
+    // A replicated stream's payload per wake-up trip (its rate × the trip,
+    // the geometric mean over the blocks): its figure conditioned on the
+    // state, as `p50_over_wake` is a ping-pong's.
+    "bytes_per_wake",
 ];
 
 fn num(v: Option<f64>) -> String {
@@ -224,6 +228,9 @@ impl Line<'_> {
             .and_then(|s| s.wake.as_ref()?.p50_over_wake)));
         let marked = d.is_some_and(|d| d.disturbed) || r.is_some_and(|r| r.marked());
         rec.push(int((self.status == "ok").then_some(u8::from(marked))));
+        rec.push(num(r
+            .and_then(|r| r.states.as_ref())
+            .and_then(|s| s.wake.as_ref()?.bytes_per_wake)));
         rec
     }
 }

@@ -153,6 +153,13 @@ pub struct WakeView {
     /// blocks that have one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p50_over_wake: Option<f64>,
+    /// Stream: the payload moved in one wake-up trip (the rate × the trip),
+    /// the geometric mean over the blocks that have one — the stream's
+    /// figure conditioned on the state as `p50_over_wake` is a ping-pong's
+    /// (issue #28 item 2: on the VM the sleeping links' streams followed the
+    /// wake-up trip as their ping-pongs did, docs/results.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_per_wake: Option<f64>,
     /// Largest ÷ smallest of the blocks' figures (as times) ÷ their wake-up
     /// trips.
     pub ratio_spread: f64,
@@ -172,6 +179,8 @@ impl WakeView {
         Some(WakeView {
             wake_rtt_ns: wakes.iter().map(|&w| Some(w).filter(|w| w.is_finite())).collect(),
             p50_over_wake: Some(ratio.center).filter(|_| !rate),
+            // (1 / rate) ÷ wake, s per byte per ns: its inverse × 1e-9.
+            bytes_per_wake: Some(1e-9 / ratio.center).filter(|_| rate),
             ratio_spread: ratio.spread,
             explains: fit.explains,
         })

@@ -131,6 +131,22 @@ fn the_wake_up_trip_around_each_block_explains_a_sleeping_link() {
     assert!(!w.unwrap().explains);
 }
 
+/// Issue #28 item 2: a stream's figure against the wake-up trip is the
+/// payload one trip moves. Rates 100, 80 and 125 MB/s beside trips of 10,
+/// 12.5 and 8 µs move 1,000 B per trip each: the blocks spread 1.56×, the
+/// conditioned figure not at all, and a stream has no p50 ÷ trip.
+#[test]
+fn a_streams_figure_against_the_wake_up_trip_is_its_payload_per_trip() {
+    let w = WakeView::of("bytes_per_s", &[1.0e8, 0.8e8, 1.25e8], &[10_000.0, 12_500.0, 8_000.0])
+        .unwrap();
+    let per = w.bytes_per_wake.unwrap();
+    assert!((per - 1_000.0).abs() < 1e-6, "{per}");
+    assert!(w.explains && (w.ratio_spread - 1.0).abs() < 1e-9, "{w:?}");
+    assert_eq!(w.p50_over_wake, None);
+    let p = WakeView::of("p50_ns", &[20_000.0, 25_000.0], &[10_000.0, 12_500.0]).unwrap();
+    assert_eq!((p.bytes_per_wake, p.p50_over_wake.map(|v| (v * 1e9).round())), (None, Some(2e9)));
+}
+
 /// Issue #28: the cells of one link pool their blocks' spread. Eight
 /// cells whose blocks lie ×/÷ 1.06 around their centres (1.12× apart,
 /// each marked "disagree" alone) pool to σ = ln 1.06 on 16 df and are
