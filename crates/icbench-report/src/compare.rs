@@ -259,7 +259,7 @@ pub fn build(inputs: &[Input<'_>], by_link: bool) -> CompareView {
                 let link = if by_link {
                     format!("{} vs {}", a.key.link, b.key.link)
                 } else {
-                    crate::table::link_name(&a.key.link, &a.key.protocol)
+                    crate::names::link_name(&a.key.link, &a.key.protocol)
                 };
                 if let Some(mut row) =
                     compare_cell(link, a, da, db, &base.side.label, &other.side.label)

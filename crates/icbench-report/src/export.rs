@@ -226,7 +226,7 @@ impl Line<'_> {
         rec.push(num(r
             .and_then(|r| r.states.as_ref())
             .and_then(|s| s.wake.as_ref()?.p50_over_wake)));
-        let marked = d.is_some_and(|d| d.disturbed) || r.is_some_and(|r| r.marked());
+        let marked = crate::marks::is_marked(d, r);
         rec.push(int((self.status == "ok").then_some(u8::from(marked))));
         rec.push(num(r
             .and_then(|r| r.states.as_ref())

@@ -11,34 +11,13 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use crate::replicates::ReplicatesView;
-use crate::view::{PingPongRow, RunView, StreamRow};
+pub use crate::replicates::{HistoryView, outside};
+use crate::rows::{PingPongRow, StreamRow};
+use crate::view::RunView;
 
 /// Earlier runs a view is set against, at most.
 pub const HISTORY_RUNS: usize = 10;
-
-/// A cell's figure against the same cell in the host's earlier runs.
-#[derive(Debug, Clone, Serialize)]
-pub struct HistoryView {
-    /// Earlier runs with the cell.
-    pub runs: usize,
-    /// Their figures' geometric mean.
-    pub center: f64,
-    /// The 95 % limits for one more run, from the earlier runs alone.
-    pub lo: f64,
-    pub hi: f64,
-    /// This run's figure lies within them.
-    pub within: bool,
-    /// The degrees of freedom of the run-to-run spread when it is pooled
-    /// over the link's cells (`null`: the cell's own runs alone).
-    pub pooled_df: Option<usize>,
-    /// The repeat interval of this run's blocks alone, which the runs'
-    /// own interval replaced (`null` when the blocks gave none).
-    pub blocks_lo: Option<f64>,
-    pub blocks_hi: Option<f64>,
-}
 
 /// What names a cell across runs: pattern, link, protocol, channels,
 /// size and the factors other than the block (`rep`); and, without the
@@ -167,22 +146,6 @@ impl RunView {
     }
 }
 
-/// What a cell outside its host's history says in the list of marked
-/// cells.
-pub fn outside(r: &ReplicatesView, h: &HistoryView) -> String {
-    let text = |v: f64| match r.metric {
-        "bytes_per_s" => crate::format::rate(v, "B/s"),
-        _ => crate::format::ns(v),
-    };
-    format!(
-        "outside its host's history: {} against {} … {} from {} earlier runs",
-        text(r.center),
-        text(h.lo),
-        text(h.hi),
-        h.runs
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use icbench_model::{CellData, CellKey, CellOutcome, CellResult, LatencyHistogram, Pattern};
@@ -246,7 +209,7 @@ mod tests {
         assert!(h.blocks_hi.unwrap() < 800.0 && h.blocks_lo.unwrap() > 780.0, "{h:?}");
         let verdict = slow.verdict.as_ref().unwrap();
         assert_eq!((verdict.outside_history, verdict.flagged), (1, 1), "{verdict:?}");
-        let notes = crate::disturbed::footnotes(&slow);
+        let notes = crate::marks::footnotes(slow.rows());
         assert!(
             notes.iter().any(|n| n.contains("outside its host's history: 790 ns")),
             "{notes:?}"
@@ -274,7 +237,7 @@ mod tests {
         assert!(r.history.as_ref().unwrap().within && !r.disagree, "{r:?}");
         assert!(r.wide && r.marked(), "{r:?}");
         assert_eq!(now.verdict.as_ref().unwrap().wide, 1);
-        let notes = crate::disturbed::footnotes(&now);
+        let notes = crate::marks::footnotes(now.rows());
         assert!(notes.iter().any(|n| n.contains("this host's 3 earlier runs")), "{notes:?}");
     }
 

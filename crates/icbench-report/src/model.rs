@@ -115,7 +115,7 @@ type Key = (String, &'static str, Option<u32>, &'static str, &'static str);
 fn series_name(link: &str, factors: &std::collections::BTreeMap<String, String>) -> String {
     let mut f = factors.clone();
     f.remove("rep");
-    crate::table::with_all_factors(link.to_string(), &f)
+    crate::names::with_all_factors(link.to_string(), &f)
 }
 
 /// The points of every series of a run, in the order first seen.

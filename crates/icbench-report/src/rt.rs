@@ -120,12 +120,12 @@ pub fn hist_quantile(h: &LatencyHistogram, q: f64) -> Option<f64> {
 
 /// The terminal table of a realtime run.
 pub fn table(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
-    crate::table::fitted(out, |o| table_text(view, o))
+    crate::terminal::fitted(out, |o| table_text(view, o))
 }
 
 fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
     use comfy_table::CellAlignment;
-    let mut t = crate::table::table(&[
+    let mut t = crate::terminal::table(&[
         "pattern", "where", "samples", "min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
     ]);
     for r in &view.rows {
@@ -177,7 +177,7 @@ fn table_text(view: &RtView, out: &mut dyn Write) -> std::io::Result<()> {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{}", crate::table::draw(&t))?;
+    writeln!(out, "{}", crate::terminal::draw(&t))?;
     let what = |p: Pattern| match p {
         Pattern::Timer => "timer: lateness of each wake-up after its CLOCK_MONOTONIC deadline",
         Pattern::Irq => {

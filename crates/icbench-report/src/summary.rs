@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::format;
 
-use crate::view::{PingPongRow, RunView, StreamRow};
+use crate::rows::{PingPongRow, StreamRow};
 
 /// A size class: its name, its range (bytes, inclusive) and the size the
 /// summary prefers in it.
@@ -181,11 +181,19 @@ fn rank(mut v: Vec<Candidate>, lower: bool) -> Vec<Entry> {
         .collect()
 }
 
-pub fn summarize(view: &RunView) -> Summary {
+/// The summary of a run's rows: its ping-pong and stream rows, the floor
+/// measured with it (none for an imported run) and its verdict.
+pub fn summarize(
+    pingpong: &[PingPongRow],
+    stream: &[StreamRow],
+    meta: &icbench_model::RunMeta,
+    imported: bool,
+    verdict: Option<&crate::verdict::RunVerdict>,
+) -> Summary {
     let classes = CLASSES
         .iter()
         .map(|c| {
-            let pp: Vec<&PingPongRow> = view.pingpong.iter().filter(|r| comparable_pp(r)).collect();
+            let pp: Vec<&PingPongRow> = pingpong.iter().filter(|r| comparable_pp(r)).collect();
             let latency = pick(c, pp.iter().map(|r| r.size_bytes)).map(|size| Ranking {
                 size_bytes: size,
                 entries: rank(
@@ -200,7 +208,7 @@ pub fn summarize(view: &RunView) -> Summary {
                     true,
                 ),
             });
-            let st: Vec<&StreamRow> = view.stream.iter().filter(|r| comparable_stream(r)).collect();
+            let st: Vec<&StreamRow> = stream.iter().filter(|r| comparable_stream(r)).collect();
             let throughput = pick(c, st.iter().map(|r| r.size_bytes)).map(|size| Ranking {
                 size_bytes: size,
                 entries: rank(
@@ -208,8 +216,10 @@ pub fn summarize(view: &RunView) -> Summary {
                         .filter(|r| r.size_bytes == size)
                         .filter_map(|r| {
                             let iv = interval(&r.replicates);
-                            let marked = r.disturbance.as_ref().is_some_and(|d| d.disturbed)
-                                || r.replicates.as_ref().is_some_and(|v| v.marked());
+                            let marked = crate::marks::is_marked(
+                                r.disturbance.as_ref(),
+                                r.replicates.as_ref(),
+                            );
                             Some((label(&r.link, &r.factors), r.bytes_per_s?, iv, marked))
                         })
                         .collect(),
@@ -224,7 +234,7 @@ pub fn summarize(view: &RunView) -> Summary {
         })
         .filter(|c: &ClassSummary| c.latency.is_some() || c.throughput.is_some())
         .collect::<Vec<_>>();
-    let floor = view.meta.floor.as_ref().filter(|_| !view.is_imported()).map(|f| {
+    let floor = meta.floor.as_ref().filter(|_| !imported).map(|f| {
         let (round_trip_ns, round_trip) = match f.two_line_rtt_ns {
             Some(t) => (t, "two-line round trip"),
             None => (f.cacheline_rtt_ns, "cache-line round trip"),
@@ -246,14 +256,12 @@ pub fn summarize(view: &RunView) -> Summary {
                 .filter(|r| r.is_finite()),
         }
     });
-    let verdict =
-        view.verdict.as_ref().filter(|v| v.verdict != "not judged").map(|v| v.text.clone());
+    let verdict = verdict.filter(|v| v.verdict != "not judged").map(|v| v.text.clone());
     Summary { classes, floor, verdict }
 }
 
 fn marked_pp(r: &PingPongRow) -> bool {
-    r.disturbance.as_ref().is_some_and(|d| d.disturbed)
-        || r.replicates.as_ref().is_some_and(|v| v.marked())
+    crate::marks::is_marked(r.disturbance.as_ref(), r.replicates.as_ref())
 }
 
 /// The link with the factors that tell its cells apart (not `rep`).
@@ -330,7 +338,7 @@ mod tests {
             stream("pipe", 65536, 2_000_000_000),
         ];
         let v = crate::view::build(1, &crate::testing::meta(), &cells);
-        let s = summarize(&v);
+        let s = v.summary.clone();
         let names: Vec<&str> = s.classes.iter().map(|c| c.class).collect();
         assert_eq!(names, ["small (≤ 64 B)", "medium (1–16 KiB)", "large (≥ 64 KiB)"]);
 
@@ -358,9 +366,9 @@ mod tests {
     #[test]
     fn a_run_with_nothing_comparable_has_no_summary() {
         let v = crate::view::build(1, &crate::testing::meta(), &[]);
-        assert!(summarize(&v).classes.is_empty());
+        assert!(v.summary.clone().classes.is_empty());
         let mut out = Vec::new();
-        crate::table::summary(&summarize(&v), &mut out).unwrap();
+        crate::table::summary(&v.summary.clone(), &mut out).unwrap();
         assert!(out.is_empty());
     }
 }

@@ -44,12 +44,17 @@ pub struct RunVerdict {
 }
 
 impl RunVerdict {
-    /// From the rows of a run (marks) and its floor drift.
-    pub fn of(view: &crate::RunView) -> RunVerdict {
+    /// From the marks of a run's rows ([`crate::marks::of`]), its floor
+    /// drift, and whether it is another tool's results (not judged).
+    pub fn of(
+        marks: &[crate::marks::Marked],
+        floor_drift: Option<&crate::disturbed::FloorDriftView>,
+        imported: bool,
+    ) -> RunVerdict {
         let (mut cells, mut disturbed, mut disagree, mut flagged, mut judged) = (0, 0, 0, 0, 0);
         let (mut too_few_blocks, mut outside_history, mut wide) = (0, 0, 0);
         let mut widths = Vec::new();
-        for m in crate::disturbed::rows(view).iter().filter(|m| m.ok) {
+        for m in marks.iter().filter(|m| m.ok) {
             widths.extend(m.replicates.as_ref().and_then(|r| r.rel_half_width));
             cells += 1;
             let dist = m.disturbance.as_ref().is_some_and(|v| v.disturbed);
@@ -65,7 +70,7 @@ impl RunVerdict {
             wide += usize::from(far);
             flagged += usize::from(dist || dis || few || out || far);
         }
-        let unstable = view.floor_drift.as_ref().is_some_and(|d| d.marks_every_cell);
+        let unstable = floor_drift.is_some_and(|d| d.marks_every_cell);
         let share = if cells == 0 { 0.0 } else { flagged as f64 / cells as f64 };
         let mut few = if too_few_blocks > 0 {
             format!(", {too_few_blocks} with too few agreeing blocks")
@@ -92,7 +97,7 @@ impl RunVerdict {
             "{flagged} of {cells} cells marked ({disturbed} disturbed, {disagree} with blocks \
              that disagree{few})"
         );
-        let (verdict, text) = if judged == 0 || view.is_imported() {
+        let (verdict, text) = if judged == 0 || imported {
             (
                 "not judged",
                 "verdict: not judged (no replicate blocks or disturbance counters)".into(),

@@ -13,7 +13,7 @@ use crate::format;
 
 /// The run tables' style: fits the terminal, whole when piped.
 fn table(header: &[&str]) -> Table {
-    let mut t = crate::table::table(header);
+    let mut t = crate::terminal::table(header);
     for i in 1..header.len() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
@@ -90,7 +90,7 @@ fn yes_no(t: &Term) -> String {
 
 /// `icbench effects`: a block per metric.
 pub fn render(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
-    crate::table::fitted(out, |o| render_text(view, o))
+    crate::terminal::fitted(out, |o| render_text(view, o))
 }
 
 fn render_text(view: &EffectsView, out: &mut dyn Write) -> std::io::Result<()> {
@@ -265,7 +265,7 @@ fn anova(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             "".into(),
         ]);
     }
-    writeln!(out, "{}", crate::table::draw(&t))?;
+    writeln!(out, "{}", crate::terminal::draw(&t))?;
     match &e.error {
         None => writeln!(
             out,
@@ -333,7 +333,7 @@ fn levels(e: &Effects, fm: &Fmt, out: &mut dyn Write) -> std::io::Result<()> {
             ]);
         }
     }
-    writeln!(out, "{}", crate::table::draw(&t))?;
+    writeln!(out, "{}", crate::terminal::draw(&t))?;
     let grand = match fm.scale {
         Scale::Log => "geometric mean of all cells",
         Scale::Linear => "mean of all cells",

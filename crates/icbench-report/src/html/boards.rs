@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use crate::format;
 use crate::model::{ModelFilter, ModelView};
+use crate::names::link_label;
 use crate::svg::{Axis, Plot, Pt, Series, Unit, esc};
-use crate::table::link_label;
 
 use super::{Figures, ReportRun, plot_figure};
 

@@ -35,7 +35,7 @@ fn tip(r: &CompareRow) -> String {
 fn ratio_series(c: &CompareView) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
     for r in c.rows.iter().filter(|r| r.metric == "p50_ns") {
-        let mut group = crate::table::link_label(&r.link, r.channels);
+        let mut group = crate::names::link_label(&r.link, r.channels);
         if r.pattern != "pingpong" {
             group = format!("{group} {}", r.pattern);
         }

@@ -12,10 +12,10 @@ use icbench_model::{CellData, CellOutcome, LatencyHistogram, Pattern};
 
 use crate::distribution::{self, DEEPEST};
 use crate::format;
+use crate::names::{link_label, link_name, with_all_factors, with_factors};
 use crate::replicates::Grouped;
 use crate::stats::CellStats;
 use crate::svg::{self, Axis, HistPanel, Plot, Pt, Series, Unit, VLine, esc, hdr_x};
-use crate::table::{link_label, link_name, with_all_factors, with_factors};
 use crate::view::RunView;
 
 use super::{Figures, figure, plot_figure};

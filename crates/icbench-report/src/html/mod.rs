@@ -14,6 +14,7 @@
 mod boards;
 mod compare;
 mod dist;
+mod disturbed;
 mod pairs;
 mod summary;
 mod tables;
@@ -152,7 +153,7 @@ fn meta_table(h: &mut String, v: &RunView) {
             "scheduling",
             format!("{}{}", m.sched, if m.mlock { ", mlockall" } else { "" }),
         ));
-        rows.push(("clock", crate::table::clock_line(m)));
+        rows.push(("clock", crate::names::clock_line(m)));
         if let Some(g) = &m.governor {
             rows.push(("governor", g.clone()));
         }
@@ -207,7 +208,7 @@ fn run_section(h: &mut String, figs: &mut Figures, r: &ReportRun<'_>) {
     dist::figures(h, figs, v, r.cells);
     pairs::figures(h, figs, v);
     tables::stats_table(h, v);
-    crate::disturbed::html(h, v);
+    disturbed::html(h, v);
     tables::model_table(h, &models);
     tables::targets_table(h, v);
 }

@@ -14,7 +14,7 @@ pub(super) fn figures(h: &mut String, figs: &mut Figures, v: &RunView) {
                 (0..n)
                     .map(|j| {
                         let e = m.matrix[i][j];
-                        let text = crate::table::pair_text(m, i, j);
+                        let text = crate::names::pair_text(m, i, j);
                         let tip = match e {
                             Some(p) => format!(
                                 "host CPU {} → peer CPU {}: {} ({} cell{}{})",

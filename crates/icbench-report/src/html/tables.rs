@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use crate::format;
 use crate::model::ModelView;
+use crate::names::{link_label, link_name, with_factors};
 use crate::svg::esc;
-use crate::table::{link_label, link_name, with_factors};
 use crate::view::{RunView, StreamRow};
 
 /// `h2p` → `h2p (host → peer)`, as the CLI's stream table says it.
@@ -66,7 +66,7 @@ fn stream_row(h: &mut String, r: &StreamRow, reps: bool, busy: bool) {
         let _ = write!(h, "<td class=\"l\" colspan=\"{span}\">{}</td></tr>", esc(&why));
         return;
     }
-    let rate = crate::disturbed::marked(
+    let rate = crate::marks::marked(
         format::rate(r.bytes_per_s.unwrap_or(f64::NAN), "B/s"),
         &r.disturbance,
         &r.replicates,
@@ -123,8 +123,8 @@ pub(super) fn stats_table(h: &mut String, v: &RunView) {
             r.rtt_ns.as_ref().map(|s| {
                 (
                     "pingpong",
-                    crate::table::link_label(
-                        &crate::table::link_name(&r.link, &r.protocol),
+                    crate::names::link_label(
+                        &crate::names::link_name(&r.link, &r.protocol),
                         r.channels,
                     ),
                     format::bytes(r.size_bytes),
@@ -136,7 +136,7 @@ pub(super) fn stats_table(h: &mut String, v: &RunView) {
             r.transfer_ns.as_ref().map(|s| {
                 (
                     "bulk",
-                    crate::table::link_name(&r.link, &r.protocol),
+                    crate::names::link_name(&r.link, &r.protocol),
                     format!("{}×{}", format::bytes(r.block_bytes), r.blocks),
                     s,
                 )

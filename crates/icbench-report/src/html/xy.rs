@@ -3,8 +3,8 @@
 
 use crate::format;
 use crate::model::ModelView;
+use crate::names::link_label;
 use crate::svg::{self, Axis, HLine, Plot, Pt, Series, Unit};
-use crate::table::link_label;
 use crate::view::RunView;
 
 use super::{Figures, plot_figure};

@@ -28,6 +28,9 @@ use std::collections::BTreeMap;
 use icbench_model::{CellData, CellKey, CellOutcome, CellResult, Disturbance, Pattern};
 use serde::Serialize;
 
+mod chart;
+pub use chart::HistoryView;
+
 /// Largest ÷ smallest block figure beyond which a cell's blocks disagree:
 /// issue #15's reproducibility band (a figure within ±10 % of the median
 /// run's), as a ratio.
@@ -94,7 +97,7 @@ pub struct ReplicatesView {
     /// The cell against its host's earlier runs (issue #28 item 3); with
     /// it, `lo` and `hi` are where the next run lands from the runs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<crate::history::HistoryView>,
+    pub history: Option<HistoryView>,
     /// The link's block-to-block spread in this run, pooled over its
     /// cells (`icbench_stats::pooled`): with it, the interval is from the
     /// pooled σ and `disagree` means "spreads more than the link's other
@@ -346,6 +349,22 @@ pub fn too_wide(r: &ReplicatesView) -> String {
     format!("a repeat run may land {at} of it ({spread}): no figure to quote")
 }
 
+/// What a cell outside its host's history says in the list of marked
+/// cells.
+pub fn outside(r: &ReplicatesView, h: &HistoryView) -> String {
+    let text = |v: f64| match r.metric {
+        "bytes_per_s" => crate::format::rate(v, "B/s"),
+        _ => crate::format::ns(v),
+    };
+    format!(
+        "outside its host's history: {} against {} … {} from {} earlier runs",
+        text(r.center),
+        text(h.lo),
+        text(h.hi),
+        h.runs
+    )
+}
+
 /// What a cell whose blocks disagree shows: their range.
 pub fn disagreement(r: &ReplicatesView) -> String {
     let (lo, hi) = r.values.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
@@ -403,9 +422,11 @@ pub fn disagreement(r: &ReplicatesView) -> String {
     s
 }
 
-/// The CI column of a replicated cell. The interval is symmetric in logs:
-/// [center ÷ f, center × f]; up to f = 1.5 as ±(f − 1) (its upper side),
-/// beyond as "×/÷ f" (a "±600 %" would suggest a lower end below zero).
+/// The CI column of a replicated cell, always in per cent of the figure
+/// (issue #29 item 5: the column mixed "×/÷ 1.66" and "±3.2 %"). The
+/// interval is symmetric in logs: [center ÷ f, center × f]; up to f = 1.5
+/// as ±(f − 1) (its upper side), beyond with both sides, "+66 % −40 %"
+/// (a "±100 %" would suggest a lower end at zero).
 pub fn ci_short(r: &ReplicatesView) -> String {
     ci_short_at(r, None)
 }
@@ -421,7 +442,7 @@ pub fn ci_short_at(r: &ReplicatesView, resolution_ns: Option<f64>) -> String {
             crate::format::rel_at(f - 1.0, r.center, Some(res))
         }
         _ if f < 1.5 => format!("±{:.1} %", (f - 1.0) * 100.0),
-        _ => format!("×/÷ {f:.2}"),
+        _ => format!("+{:.0} % −{:.0} %", (f - 1.0) * 100.0, (1.0 - 1.0 / f) * 100.0),
     }
 }
 
@@ -776,8 +797,6 @@ fn pool_by_link(cells: &mut [Grouped]) {
         }
     }
 }
-
-pub use crate::verdict::{REPRODUCIBLE_SHARE, RunVerdict, UNFIT_SHARE};
 
 #[cfg(test)]
 mod tests;

@@ -326,6 +326,9 @@ fn two_usable_blocks_have_no_interval_and_three_keep_theirs() {
     assert_eq!(r.interval(), Some((want.lo, want.hi)));
     assert!((want.hi / want.center - 1.035_4).abs() < 1e-4, "{want:?}");
     assert_eq!(ci_short(r), "±3.5 %");
+    // Past ×/÷ 1.5 both sides, still in per cent: ×/÷ 1.66 is +66 % −40 %.
+    let wide = ReplicatesView { lo: Some(r.center / 1.66), hi: Some(r.center * 1.66), ..r.clone() };
+    assert_eq!(ci_short(&wide), "+66 % −40 %");
 }
 
 /// Three usable blocks far apart: the t-interval (×/÷ 3.4 for blocks

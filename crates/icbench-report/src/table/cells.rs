@@ -278,7 +278,7 @@ statistics per cell (ns; outliers are flagged, never removed)"
     for n in notes {
         super::wrapped(out, &format!("note: {n}"))?;
     }
-    let rows = crate::disturbed::counters_rows(view);
+    let rows = crate::marks::counters_rows(view.rows());
     if !rows.is_empty() {
         writeln!(
             out,
@@ -286,7 +286,7 @@ statistics per cell (ns; outliers are flagged, never removed)"
              ({} marks a disturbed cell, docs/method.md)",
             crate::disturbed::MARK
         )?;
-        let mut t = table(&crate::disturbed::COUNTERS_HEADER);
+        let mut t = table(&crate::marks::COUNTERS_HEADER);
         for r in rows {
             t.add_row(r);
         }

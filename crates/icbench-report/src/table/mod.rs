@@ -8,7 +8,6 @@
 
 mod cells;
 mod commands;
-mod layout;
 mod pairs;
 mod summary;
 #[cfg(test)]
@@ -16,15 +15,16 @@ mod tests;
 #[cfg(test)]
 mod width_tests;
 
+pub use crate::names::{
+    clock_line, link_label, link_name, pair_heading, pair_text, with_all_factors, with_factors,
+};
 pub use cells::{run_stats, stats_table};
 pub use commands::{RunListRow, compare, model, runs};
-pub use pairs::{pair_heading, pair_text};
 pub use summary::{summary, targets};
 
+pub use crate::terminal::{Style, at_width, text_width};
+use crate::terminal::{draw, fitted, right_align, table};
 use cells::*;
-use layout::right_align;
-pub use layout::{Style, at_width, text_width};
-pub(crate) use layout::{draw, fitted, table};
 use pairs::*;
 
 use std::collections::BTreeSet;
@@ -33,22 +33,13 @@ use std::io::Write;
 use comfy_table::{CellAlignment, Table};
 use serde::Serialize;
 
-use crate::disturbed::marked;
 use crate::format;
-use crate::pairs::{CpuPairMatrix, PairValue};
+use crate::marks::marked;
+use crate::pairs::CpuPairMatrix;
 use crate::stats::CellStats;
 use crate::view::{
     BulkRow, ChannelsView, OneWayRow, PingPongRow, RunView, StateView, StreamRow, TimerRow,
 };
-
-/// The link column: the spec, and the wire protocol when it is not
-/// icbench's own.
-pub fn link_name(link: &str, protocol: &Option<String>) -> String {
-    match protocol {
-        Some(p) => format!("{link} · {p}"),
-        None => link.to_string(),
-    }
-}
 
 /// The text a cell that was not measured shows in place of its figures.
 fn not_measured(status: &str, reason: &Option<String>, max: Option<u64>) -> String {
@@ -70,39 +61,6 @@ fn with_busy(mut header: Vec<&str>, busy: bool) -> Vec<&str> {
         header.push(TX_BUSY);
     }
     header
-}
-
-/// A link's label in tables: the spec, with the channel count when several.
-pub fn link_label(link: &str, channels: Option<u32>) -> String {
-    match channels {
-        Some(n) if n > 1 => format!("{link} ×{n} ch"),
-        _ => link.to_string(),
-    }
-}
-
-/// A label with every factor, the direction too: for the tables without a
-/// direction column (ping-pong, bulk), whose on-chip cells have one.
-pub fn with_all_factors(
-    label: String,
-    factors: &std::collections::BTreeMap<String, String>,
-) -> String {
-    match factors.get("direction") {
-        Some(d) => with_factors(format!("{label} {d}"), factors),
-        None => with_factors(label, factors),
-    }
-}
-
-/// A label with the cell's factors, for cells a plan tells apart by more
-/// than link and size (`unix [cpus=1,0 rep=2]`). The declared link and
-/// the channel count are in the label already, the direction in a column
-/// of its own.
-pub fn with_factors(label: String, factors: &std::collections::BTreeMap<String, String>) -> String {
-    let f: Vec<String> = factors
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "link" | "channels" | "direction"))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    if f.is_empty() { label } else { format!("{label} [{}]", f.join(" ")) }
 }
 
 /// The median's 95 % CI as `±x %` of the median, or why there is none.
@@ -134,19 +92,6 @@ fn adaptive_short(r: &PingPongRow) -> String {
             format::sig3(a.target_rel * 100.0)
         ),
     }
-}
-
-/// "CLOCK_MONOTONIC_RAW (one read costs 18 ns, readings step by 1 ns)"; a
-/// clock icbench does not read itself (a chip's timer) has no cost here.
-pub(crate) fn clock_line(m: &icbench_model::RunMeta) -> String {
-    let mut parts = Vec::new();
-    if m.clock_overhead_ns > 0.0 {
-        parts.push(format!("one read costs {}", format::ns(m.clock_overhead_ns)));
-    }
-    if m.clock_granule_ns.is_finite() {
-        parts.push(format!("readings step by {}", format::ns(m.clock_granule_ns)));
-    }
-    if parts.is_empty() { m.clock.clone() } else { format!("{} ({})", m.clock, parts.join(", ")) }
 }
 
 /// What the CI column means: a repeat run's interval from the blocks, or
@@ -190,7 +135,7 @@ fn batched_lines(view: &RunView) -> Vec<String> {
 /// The disturbed cells, each with what disturbed it, and the cells cut
 /// short of their cell time.
 fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io::Result<()> {
-    let cut = crate::disturbed::cut_lines(view);
+    let cut = crate::marks::cut_lines(view.rows());
     if !cut.is_empty() {
         writeln!(out, "\ncells cut short of the cell time (the engine's message cap):")?;
         for l in cut {
@@ -218,7 +163,7 @@ fn disturbed_lines(view: &RunView, out: &mut dyn Write, cells: bool) -> std::io:
             writeln!(out, "{l}")?;
         }
     }
-    let all = crate::disturbed::footnotes(view);
+    let all = crate::marks::footnotes(view.rows());
     if all.is_empty() {
         return Ok(());
     }

@@ -2,31 +2,6 @@
 
 use super::*;
 
-/// An entry of a CPU-pair matrix as text: the value with its unit, `n/a`
-/// on the diagonal, `–` for a pair without cells, `failed` for a pair
-/// whose cells all failed.
-pub fn pair_text(m: &CpuPairMatrix, i: usize, j: usize) -> String {
-    if i == j {
-        return "n/a".to_string();
-    }
-    match &m.matrix[i][j] {
-        None => "–".to_string(),
-        Some(PairValue { value: None, .. }) => "failed".to_string(),
-        Some(PairValue { value: Some(v), .. }) if m.is_latency() => format::ns(*v),
-        Some(PairValue { value: Some(v), .. }) => format::rate(*v, m.unit),
-    }
-}
-
-/// The heading of a CPU-pair matrix: the group, what the entries are, and
-/// how repetitions were combined.
-pub fn pair_heading(m: &CpuPairMatrix) -> String {
-    let reps = match m.max_cells() {
-        0 | 1 => String::new(),
-        n => format!("; median over up to {n} repeated cells"),
-    };
-    format!("{}: {} per CPU pair (rows: host CPU, columns: peer CPU){reps}", m.title(), m.what())
-}
-
 /// One matrix table per CPU-pair group (a plan's `cpus = "all-pairs"`).
 pub(super) fn cpu_pairs(
     matrices: &[CpuPairMatrix],

@@ -1,4 +1,5 @@
 use super::*;
+use crate::pairs::PairValue;
 
 #[test]
 fn factors_tell_cells_apart_in_the_link_column() {

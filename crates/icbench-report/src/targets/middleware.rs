@@ -19,7 +19,7 @@
 //! either cell is marked or has fewer than two blocks.
 
 use super::{Target, Verdict};
-use crate::view::{PingPongRow, StreamRow};
+use crate::rows::{PingPongRow, StreamRow};
 
 /// One wait strategy's pair: its name in a row, the zero-copy ring's
 /// spellings (taken first), the copying ring's, iceoryx2's (publish–subscribe).

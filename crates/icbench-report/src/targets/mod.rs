@@ -27,7 +27,7 @@ use icbench_model::{BareComparison, Floor, RunMeta};
 use serde::Serialize;
 
 use crate::replicates::ReplicatesView;
-use crate::view::{PingPongRow, StreamRow};
+use crate::rows::{PingPongRow, StreamRow};
 
 /// One of the performance targets, measured against the same run's floor.
 #[derive(Debug, Clone, Serialize)]

@@ -79,7 +79,7 @@ pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
             let stored = lab.load_run(m.to)?;
             if stored.source == icbench_store::RunSource::Measured {
                 let view = icbench_report::build(m.to.0, &stored.meta, &stored.cells);
-                lab.set_verdict(m.to, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
+                lab.set_verdict(m.to, view.verdict.as_ref().map_or("not judged", |v| v.verdict))?;
             }
         }
         let new: Vec<String> =

@@ -89,7 +89,7 @@ impl Style {
     }
 }
 
-pub(super) fn right_align(t: &mut Table, from: usize) {
+pub(crate) fn right_align(t: &mut Table, from: usize) {
     for i in from..t.column_count() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
