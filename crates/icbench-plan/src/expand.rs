@@ -520,7 +520,7 @@ pub fn expand(file: &PlanFile, ctx: &Context) -> Result<Plan, PlanError> {
     let total = treatments.len().checked_mul(reps as usize);
     if total.is_none_or(|n| n > MAX_CELLS) {
         return Err(PlanError::whole(format!(
-            "{} treatments × {reps} repetitions is more than {MAX_CELLS} cells: fewer \
+            "{} cells × {reps} repetitions is more than {MAX_CELLS} blocks: fewer \
              repetitions or a subset with [[cell]]",
             treatments.len()
         )));

@@ -61,10 +61,7 @@ fn plan_check_describes_a_good_plan_and_names_the_line_of_a_bad_one() {
     let out = icbench().args(["plan", "check"]).arg(&good).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        text.contains("8 cells: 4 treatments × 2 repetition(s), random order (seed 3)"),
-        "{text}"
-    );
+    assert!(text.contains("8 blocks: 4 cells × 2 repetition(s), random order (seed 3)"), "{text}");
     assert!(text.contains("varied: link (2 levels), size (2 levels)"), "{text}");
     // Issue #30 item 6: a device is refused at once (it was read for ever).
     let out = icbench().args(["plan", "check", "/dev/zero"]).output().unwrap();
@@ -294,7 +291,7 @@ fn a_spent_budget_stops_the_plan_and_resume_goes_on() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(err.contains("1 cells measured, 2 left") && err.contains("--resume"), "{err}");
+    assert!(err.contains("1 blocks measured, 2 left") && err.contains("--resume"), "{err}");
     let v = show(&d.db());
     assert_eq!(v["meta"]["status"], "interrupted");
     // One link's cells share a session, but the budget stops between cells.

@@ -272,6 +272,6 @@ fn repetitions_times_treatments_past_the_cap_are_refused_before_building() {
         )
     };
     let e = err(&src(100_000)).to_string();
-    assert!(e.contains("20 treatments × 100000 repetitions is more than 1000000 cells"), "{e}");
+    assert!(e.contains("20 cells × 100000 repetitions is more than 1000000 blocks"), "{e}");
     assert_eq!(plan(&src(50_000)).unwrap().cells.len(), 1_000_000);
 }

@@ -35,8 +35,17 @@ fn runs_text(rows: &[RunListRow], out: &mut dyn Write) -> std::io::Result<()> {
         return writeln!(out, "no runs stored yet: `icbench run` measures one");
     }
     let mut t = table(&[
-        "run", "started", "status", "source", "host", "CPUs", "cells ok", "failed", "n/a",
-        "verdict", "label",
+        "run",
+        "started",
+        "status",
+        "source",
+        "host",
+        "CPUs",
+        "blocks ok",
+        "failed",
+        "n/a",
+        "verdict",
+        "label",
     ]);
     for r in rows {
         t.add_row(vec![

@@ -96,7 +96,7 @@ pub(crate) fn print(
     line(
         out,
         format!(
-            "{} cells: {treatments} treatments × {} repetition(s), {order}",
+            "{} blocks: {treatments} cells × {} repetition(s), {order}",
             plan.cells.len(),
             plan.repetitions
         ),

@@ -234,9 +234,14 @@ fn start(
     let id = store.begin_run(&meta)?;
     let claim = claim_run(&a.db, id)?;
     store.set_plan(id, &serde_json::to_string(plan)?, &serde_json::to_string(settings)?)?;
+    // Issue #29 item 5: a cell is a row, a block one measurement of it.
+    let cells = plan.cells.iter().filter(|c| c.rep == 0).count();
+    let blocks = match plan.cells.len() {
+        n if n == cells => String::new(),
+        n => format!(" in {n} blocks"),
+    };
     crate::say::say(&format!(
-        "run {id}: {} cells ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
-        plan.cells.len(),
+        "run {id}: {cells} cells{blocks} ({}), host CPU {} ↔ peer CPU {} ({} peer); storing in {}",
         if settings.source == "flags" {
             "from the flags".to_string()
         } else {
@@ -405,7 +410,7 @@ fn measure(
                 status = (
                     RunStatus::Interrupted,
                     Some(format!(
-                        "the plan's budget of {spent} was spent: {} cells measured, {} left; \
+                        "the plan's budget of {spent} was spent: {} blocks measured, {} left; \
                      `icbench run --resume {run}` measures them",
                         rec.stored,
                         (todo.len() + rec.extra).saturating_sub(rec.stored)
@@ -570,7 +575,7 @@ fn finish(
     let stored = store.load_run(id)?;
     let view = icbench_report::build(id.0, &stored.meta, &stored.cells)
         .with_history(&crate::cmd::show::host_history(&store, &stored)?);
-    store.set_verdict(id, icbench_report::replicates::RunVerdict::of(&view).verdict)?;
+    store.set_verdict(id, view.verdict.as_ref().map_or("not judged", |v| v.verdict))?;
     if store.check_file()? {
         crate::say::say(&format!(
             "{} was removed while the run was measured; it is written back with every run it \
@@ -614,7 +619,7 @@ fn finish(
     }
     if nothing_measured(&stored.cells) {
         crate::say::say(&format!(
-            "nothing was measured: every one of run {id}'s {} cells failed or does not apply \
+            "nothing was measured: every one of run {id}'s {} blocks failed or does not apply \
              here (the reasons are in the table; `icbench doctor` checks the machine)",
             stored.cells.len()
         ));
@@ -666,7 +671,7 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
         plan.cells.iter().filter(|c| !done.contains(&c.index)).cloned().collect();
     place_host(&settings)?;
     let note = format!(
-        "resumed at {}: {} of {} cells were stored, {} left",
+        "resumed at {}: {} of {} blocks were stored, {} left",
         icbench_report::format::unix_ns(meta::now_unix_ns()),
         done.len(),
         plan.cells.len(),
