@@ -2,6 +2,7 @@
 
 use super::*;
 use icbench_model::LatencyHistogram;
+use icbench_model::{CellData, CellKey, CellOutcome, CellResult, Pattern};
 
 fn block(rep: u32, rtt_ns: u64, disturbed: bool) -> CellResult {
     let mut h = LatencyHistogram::new();
