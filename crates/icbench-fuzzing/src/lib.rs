@@ -85,6 +85,7 @@ fn show(run: &icbench_store::StoredRun) {
         pattern: None,
         predict: Some(4096),
         crossover: true,
+        where_: Vec::new(),
     };
     let mv = icbench_report::model::build(&view, &filter);
     icbench_report::table::model(&mv, &mut sink).expect("the model renders");

@@ -44,6 +44,10 @@ pub(crate) struct RateRow {
     pub(crate) channels: u32,
     pub(crate) rate: f64,
     pub(crate) transfer: Option<u64>,
+    /// The transfer as its table publishes it, stored as the cell's
+    /// `transfer` factor so that a table's rows of one size and different
+    /// transfers stay apart (`model --where transfer=…`, issue #31 item 4).
+    pub(crate) transfer_factor: Option<u64>,
 }
 
 pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
@@ -127,7 +131,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             }
             let transfer =
                 get(col("transfer_bytes")).map(|c| num(c, line, "transfer_bytes")).transpose()?;
-            let row = RateRow { line, link, size, channels, rate, transfer };
+            let row = RateRow { line, link, size, channels, rate, transfer, transfer_factor: None };
             if let Some(avg) = get(col("avg_ch_bytes_per_s")) {
                 check_average(&row, num(avg, line, "avg_ch_bytes_per_s")?, &mut imp.warnings);
             }
@@ -185,7 +189,11 @@ pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) -> Result<(), Im
                 ),
             });
         }
-        imp.cells.push(rate_cell(&r.link, r.size, bytes, elapsed as u64, r.channels));
+        let mut cell = rate_cell(&r.link, r.size, bytes, elapsed as u64, r.channels);
+        if let Some(t) = r.transfer_factor {
+            cell.key = cell.key.with("transfer", t);
+        }
+        imp.cells.push(cell);
     }
     Ok(())
 }

@@ -123,6 +123,7 @@ fn rows(
             msg: "the first row has no PACKET SIZE to repeat".into(),
         })?;
         let rate: f64 = num(cell(c.total), line, "Single CH speed")?;
+        let transfer: u64 = num(cell(c.transfer), line, "TRANSFER SIZE")?;
         if !(rate > 0.0 && rate <= MAX_RATE) {
             return Err(ImportError::Line {
                 line,
@@ -135,7 +136,8 @@ fn rows(
             size,
             channels,
             rate,
-            transfer: Some(num(cell(c.transfer), line, "TRANSFER SIZE")?),
+            transfer: Some(packets_of(transfer, size).saturating_mul(size)),
+            transfer_factor: Some(transfer),
         };
         if let Some(a) = c.average {
             check_average(&row, num(cell(a), line, "Average CH Speed")?, warnings);
@@ -143,6 +145,17 @@ fn rows(
         out.push(row);
     }
     Ok(out)
+}
+
+/// The packets rpmsg-xmit-p sends for a TRANSFER SIZE (its `-t`, total
+/// bytes per channel) of `size`-byte packets: it sends whole packets
+/// `while (total_sent < total)`, so ⌈total ÷ size⌉ of them, and its rate
+/// counts every byte of them (issue #31 item 4: 64 B at TRANSFER 100 is two
+/// packets, 128 B, 13.1 k packets/s at the published 839,190 B/s — the
+/// table's rate ÷ the size — where ⌊100 ÷ 64⌋ made it 8.39 k/s, and 256 B
+/// and 496 B at TRANSFER 100 none at all).
+fn packets_of(total: u64, size: u64) -> u64 {
+    total.div_ceil(size.max(1)).max(1)
 }
 
 pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {

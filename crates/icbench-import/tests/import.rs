@@ -138,23 +138,79 @@ fn adis_benchmark_page_imports_as_published() {
     let w: Vec<&String> = imp.warnings.iter().filter(|w| w.contains("25052788426826")).collect();
     assert!(w.iter().any(|w| w.contains("not channels × the per-channel average")), "{w:?}");
     assert!(w.iter().any(|w| w.contains("median of the other rows")), "{w:?}");
-    // The 32-channel cells are the ones the hand-made CSV of that table gives.
+    // The 32-channel rates are the ones the hand-made CSV of that table
+    // gives (its transfer_bytes is the table's TRANSFER SIZE taken as moved,
+    // so only the rates, not the bytes, are alike).
     let csv = import("adi-32ch-table.csv", Format::Csv, &Options::default());
     let figures = |cells: &[icbench_model::CellResult]| {
-        let mut v: Vec<(u64, u64, u64)> = cells
+        let mut v: Vec<(u64, f64)> = cells
             .iter()
             .filter(|c| rate_channels(c) == 32)
             .map(|c| match &c.outcome {
                 icbench_model::CellOutcome::Measured(d) => {
-                    (c.key.size_bytes, d.bytes, d.elapsed_ns)
+                    (c.key.size_bytes, d.bytes as f64 / d.elapsed_ns as f64 * 1e9)
                 }
                 other => panic!("{other:?}"),
             })
             .collect();
-        v.sort_unstable();
+        v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         v
     };
-    assert_eq!(figures(&imp.cells), figures(&csv.cells));
+    let (a, b) = (figures(&imp.cells), figures(&csv.cells));
+    assert_eq!(a.len(), b.len());
+    for ((sa, ra), (sb, rb)) in a.iter().zip(&b) {
+        // Within the stored times' 1 ns rounding (the 25 TB/s row's
+        // transfer takes ≈ 40 µs, so ±0.5 ns is 1.3·10⁻⁵ of it).
+        assert!(sa == sb && (ra / rb - 1.0).abs() < 1e-4, "{sa} B {ra} ≠ {sb} B {rb}");
+    }
+}
+
+/// Issue #31 item 4, by hand: rpmsg-xmit-p sends whole packets while
+/// `total_sent < total` (its `-t`, the table's TRANSFER SIZE per channel),
+/// so a row moved ⌈transfer ÷ size⌉ packets per channel, every byte of them
+/// counted in the published rate. 1 channel, 64 B, TRANSFER 100, 839,190
+/// B/s: 2 packets, 128 B, 152.5 µs, 13,112 packets/s (76.3 µs each); 256 B
+/// and 496 B at TRANSFER 100 one packet each (not none). Every row: packets
+/// per second = the rate ÷ the size, and the transfer a factor of its cell.
+#[test]
+fn adis_message_counts_are_whole_packets() {
+    let imp = import("adi-rpmsg-benchmarks.rst", Format::AdiTable, &Options::default());
+    let data = |c: &icbench_model::CellResult| match &c.outcome {
+        icbench_model::CellOutcome::Measured(d) => d.clone(),
+        other => panic!("{other:?}"),
+    };
+    let find = |size: u64, transfer: &str| {
+        imp.cells
+            .iter()
+            .find(|c| {
+                rate_channels(c) == 1
+                    && c.key.size_bytes == size
+                    && c.key.factor("transfer") == Some(transfer)
+            })
+            .map(data)
+            .unwrap_or_else(|| panic!("no 1-channel {size} B cell at transfer {transfer}"))
+    };
+    let d = find(64, "100");
+    assert_eq!((d.messages, d.bytes), (2, 128));
+    assert_eq!(d.elapsed_ns, (128.0f64 / 839_190.0 * 1e9).round() as u64);
+    let per_s = d.messages as f64 / (d.elapsed_ns as f64 / 1e9);
+    assert!((per_s - 13_112.3).abs() < 1.0, "{per_s}");
+    for (size, rate) in [(256, 2_611_392.0f64), (496, 4_598_496.0)] {
+        let d = find(size, "100");
+        assert_eq!((d.messages, d.bytes), (1, size), "{size} B");
+        assert_eq!(d.elapsed_ns, (size as f64 / rate * 1e9).round() as u64);
+    }
+    for c in &imp.cells {
+        let d = data(c);
+        let transfer: u64 = c.key.factor("transfer").unwrap().parse().unwrap();
+        let size = c.key.size_bytes;
+        let channels = u64::from(rate_channels(c));
+        assert_eq!(d.messages, transfer.div_ceil(size) * channels, "{:?}", c.key);
+        assert_eq!(d.bytes, d.messages * size, "{:?}", c.key);
+        let rate = d.bytes as f64 / d.elapsed_ns as f64 * 1e9;
+        let per_s = d.messages as f64 / (d.elapsed_ns as f64 / 1e9);
+        assert!((per_s / (rate / size as f64) - 1.0).abs() < 1e-6, "{:?}", c.key);
+    }
 }
 
 fn rate_channels(c: &icbench_model::CellResult) -> u32 {

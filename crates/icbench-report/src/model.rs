@@ -105,6 +105,22 @@ pub struct ModelFilter {
     pub predict: Option<u64>,
     /// Also find where each pair of series of one pattern cross.
     pub crossover: bool,
+    /// Only the cells with these factor levels (`transfer=10000000`;
+    /// issue #31 item 4: ADI's table mixes five transfer sizes).
+    pub where_: Vec<(String, String)>,
+}
+
+/// Whether a cell's factors (and its direction, if it has one) hold every
+/// `factor=level` of `where_`.
+fn matches(
+    where_: &[(String, String)],
+    factors: &std::collections::BTreeMap<String, String>,
+    direction: Option<&str>,
+) -> bool {
+    where_.iter().all(|(k, v)| match k.as_str() {
+        "direction" => direction == Some(v.as_str()),
+        _ => factors.get(k) == Some(v),
+    })
 }
 
 type Key = (String, &'static str, Option<u32>, &'static str, &'static str);
@@ -120,6 +136,11 @@ fn series_name(link: &str, factors: &std::collections::BTreeMap<String, String>)
 
 /// The points of every series of a run, in the order first seen.
 pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
+    series_where(view, &[])
+}
+
+/// [`series`] of the cells whose factors hold every `factor=level` given.
+pub fn series_where(view: &RunView, where_: &[(String, String)]) -> Vec<(Key, Vec<(f64, f64)>)> {
     let mut out: Vec<(Key, Vec<(f64, f64)>)> = Vec::new();
     let mut push = |key: Key, p: (f64, f64)| {
         if !p.1.is_finite() {
@@ -130,7 +151,8 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
             None => out.push((key, vec![p])),
         }
     };
-    for r in view.pingpong.iter().filter(|r| r.status == "ok") {
+    for r in view.pingpong.iter().filter(|r| r.status == "ok" && matches(where_, &r.factors, None))
+    {
         let (y, what) = match (&r.rtt_ns, r.msgs_per_s) {
             (Some(s), _) => (s.summary.p50, "p50 round trip"),
             (None, Some(m)) if m > 0.0 => (1e9 / m, "time per round trip (from goodput)"),
@@ -139,7 +161,7 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
         let key = (series_name(&r.link, &r.factors), "pingpong", r.channels, "size_bytes", what);
         push(key, (r.size_bytes as f64, y));
     }
-    for r in view.bulk.iter().filter(|r| r.status == "ok") {
+    for r in view.bulk.iter().filter(|r| r.status == "ok" && matches(where_, &r.factors, None)) {
         if let Some(s) = &r.transfer_ns {
             let key = (
                 series_name(&r.link, &r.factors),
@@ -151,7 +173,10 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
             push(key, (r.total_bytes as f64, s.summary.p50));
         }
     }
-    for r in view.stream.iter().filter(|r| r.status == "ok") {
+    let stream = |r: &&crate::rows::StreamRow| {
+        r.status == "ok" && matches(where_, &r.factors, Some(&r.direction))
+    };
+    for r in view.stream.iter().filter(stream) {
         if let Some(m) = r.msgs_per_s.filter(|m| *m > 0.0) {
             // One series per direction.
             let y = match r.direction.as_str() {
@@ -163,7 +188,10 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
         }
     }
     // One-way delays, one series per direction (the 002 paper's fit).
-    for r in view.oneway.iter().filter(|r| r.status == "ok") {
+    let oneway = |r: &&crate::rows::OneWayRow| {
+        r.status == "ok" && matches(where_, &r.factors, Some(&r.direction))
+    };
+    for r in view.oneway.iter().filter(oneway) {
         if let Some(s) = &r.oneway_ns {
             let mut f = r.factors.clone();
             f.insert("direction".into(), r.direction.clone());
@@ -176,7 +204,7 @@ pub fn series(view: &RunView) -> Vec<(Key, Vec<(f64, f64)>)> {
 
 /// Fits every series of `view` that passes `filter`.
 pub fn build(view: &RunView, filter: &ModelFilter) -> ModelView {
-    let models: Vec<SeriesModel> = series(view)
+    let models: Vec<SeriesModel> = series_where(view, &filter.where_)
         .into_iter()
         .filter(|((link, pattern, ..), _)| {
             (filter.links.is_empty() || filter.links.iter().any(|l| l == link))

@@ -226,6 +226,11 @@ pub struct ModelArgs {
     /// which measured sizes their order flips, and where their lines meet.
     #[arg(long)]
     pub crossover: bool,
+    /// Only the cells with this factor level, e.g. `transfer=10000000` (an
+    /// imported ADI table's transfer size) or `wait=futex`; repeat for
+    /// several (all must hold).
+    #[arg(long = "where", value_name = "FACTOR=LEVEL")]
+    pub where_: Vec<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }

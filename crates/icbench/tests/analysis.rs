@@ -540,3 +540,41 @@ fn a_stored_run_is_labelled_afterwards() {
     let e = fails(&db, &["label", &a, " "]);
     assert!(e.contains("not empty"), "{e}");
 }
+
+/// Issue #31 item 4: ADI's table mixes five transfer sizes per packet size;
+/// each is a factor of its cell, and `model --where transfer=10000000`
+/// fits the 10 M rows alone — the six one-channel ones, each packets/s as
+/// the table's rate ÷ the size.
+#[test]
+fn model_where_fits_adis_ten_megabyte_rows_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("adi.db");
+    let run = import(&db, "adi-rpmsg-benchmarks.rst", "adi-table", &[]);
+    let m = json(&db, &["model", &run.to_string(), "--json", "--where", "transfer=10000000"]);
+    let models = m["models"].as_array().unwrap();
+    assert!(!models.is_empty());
+    for s in models {
+        assert!(s["link"].as_str().unwrap().contains("[transfer=10000000]"), "{s}");
+    }
+    let one = models.iter().find(|s| s["channels"].is_null() || s["channels"] == 1).unwrap();
+    assert_eq!(one["points"].as_array().unwrap().len(), 6, "{one}");
+    // Without the filter the five transfers are five series, never one line.
+    let all = json(&db, &["model", &run.to_string(), "--json"]);
+    let ones = all["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["channels"].is_null() || s["channels"] == 1)
+        .count();
+    assert_eq!(ones, 5);
+    // A filter without a level is refused in one line, exit 2.
+    let out = icbench()
+        .args(["model", &run.to_string(), "--where", "transfer", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("FACTOR=LEVEL"), "{err}");
+}

@@ -47,11 +47,22 @@ pub fn model(a: &ModelArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|s| crate::sizes::parse_one(s).map_err(|e| bad(format!("--predict: {e}"))))
         .transpose()?;
+    let where_ = a
+        .where_
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(bad(format!("--where {w:?}: give FACTOR=LEVEL, e.g. transfer=10000000"))),
+        })
+        .collect::<Result<Vec<_>>>()?;
     let filter = ModelFilter {
         links: a.links.clone(),
         pattern: a.pattern.clone(),
         predict,
         crossover: a.crossover,
+        where_,
     };
     let mv = icbench_report::model::build(&view, &filter);
     if a.db.json {
