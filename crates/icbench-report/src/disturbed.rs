@@ -54,9 +54,17 @@ pub fn marked(
     d: &Option<DisturbanceView>,
     r: &Option<crate::replicates::ReplicatesView>,
 ) -> String {
-    let disturbed = d.as_ref().is_some_and(|v| v.disturbed);
-    let blocks = r.as_ref().is_some_and(|r| r.marked());
-    if disturbed || blocks { format!("{figure} {MARK}") } else { figure }
+    if is_marked(d, r) { format!("{figure} {MARK}") } else { figure }
+}
+
+/// Whether a cell carries [`MARK`]: disturbed, or its replicate blocks
+/// marked ([`crate::replicates::ReplicatesView::marked`]). The tables, the
+/// CSV's `marked` column and the report's figures (issue #29) ask this.
+pub fn is_marked(
+    d: &Option<DisturbanceView>,
+    r: &Option<crate::replicates::ReplicatesView>,
+) -> bool {
+    d.as_ref().is_some_and(|v| v.disturbed) || r.as_ref().is_some_and(|r| r.marked())
 }
 
 /// A measured-pattern row of a run as the marks see it: how it is named

@@ -117,7 +117,9 @@ fn panel(out: &mut String, p: &HistPanel, area: Area) {
             r##"<line class="reference" x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="#D55E00" stroke-width="1.6" stroke-dasharray="5,4"/><text x="{tx:.1}" y="{:.1}" fill="#8a3a00" font-size="14" text-anchor="{anchor}">{}</text>"##,
             area.y0,
             area.y1,
-            area.y1 + 16.0 + 16.0 * k as f64,
+            // A row each, a line's height apart (issue #29: 16 px rows
+            // of 14 px text touched).
+            area.y1 + 18.0 + 20.0 * k as f64,
             esc(&l.label)
         );
     }
@@ -149,7 +151,7 @@ mod tests {
         assert!(ticks.len() >= 2, "{ticks:?}");
         // A wide one keeps its decades.
         let ticks = tick_labels(&histogram("t", "h", &[(100.0, 1e3, 1), (1e3, 1e6, 2)], "rt"), "x");
-        assert!(ticks.contains(&"1.00 µs".to_string()), "{ticks:?}");
+        assert!(ticks.contains(&"1 µs".to_string()), "{ticks:?}");
     }
 
     #[test]
