@@ -74,7 +74,7 @@ pub fn build(runs: &[ReportRun<'_>], compare: Option<&CompareView>) -> Report {
          <style>{CSS}</style></head><body><h1>icbench report</h1><p class=\"note\">{} run{}: {}. \
          Times are round trips (RTT) unless said otherwise. Against message size, a bar is the \
          cell's repeat interval: where a repeat run's figure lands (none without replicate \
-         blocks); in the comparison, the 95 % CI of the ratio. Ringed open markers are marked \
+         blocks); in the comparison, the 95 % CI of the ratio. Open markers in a dotted ring are marked \
          cells (! in the tables). Each series has its own colour, marker and dash (the legend \
          shows all three); a figure of more than {} series has a panel per link. Hover over a \
          marker for its values.</p>",

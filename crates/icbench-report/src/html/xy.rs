@@ -126,7 +126,7 @@ pub(super) fn latency_figures(h: &mut String, figs: &mut Figures, v: &RunView, m
             &p,
             id,
             &format!(
-                "Median round trip per cell. Bars: the cell's repeat interval (where a repeat run's median lands, from its replicate blocks or the host's earlier runs); a cell without one has no bar. Ringed open markers: marked cells (! in the tables). Grey dashed: the fitted line t = a + b·n, unless the model calls the fit poor. Dotted: the floor the summary compares with, measured in the same run.{note}{}",
+                "Median round trip per cell. Bars: the cell's repeat interval (where a repeat run's median lands, from its replicate blocks or the host's earlier runs); a cell without one has no bar. Open markers in a dotted ring: marked cells (! in the tables). Grey dashed: the fitted line t = a + b·n, unless the model calls the fit poor. Dotted: the floor the summary compares with, measured in the same run.{note}{}",
                 if note.is_empty() { "" } else { " Grey: the other links." }
             ),
         );
@@ -208,7 +208,7 @@ pub(super) fn throughput_figure(h: &mut String, figs: &mut Figures, v: &RunView)
         &p,
         id,
         &format!(
-            "Payload bytes per second over each cell's measured window. Bars: a stream cell's repeat interval (a ping-pong's is of its round trip, in the latency figure). Ringed open markers: marked cells (! in the tables). Dotted: single-thread memcpy bandwidth of the same run.{note}{}",
+            "Payload bytes per second over each cell's measured window. Bars: a stream cell's repeat interval (a ping-pong's is of its round trip, in the latency figure). Open markers in a dotted ring: marked cells (! in the tables). Dotted: single-thread memcpy bandwidth of the same run.{note}{}",
             if v.stream.is_empty() { "" } else { " The stream table below has every stream cell." }
         ),
     );

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::scale::{Scale, log_count_scale};
+use super::scale::{Scale, log_count_scale_under};
 use super::{Area, Axis, H, Tiles, Unit, W, axis_names, esc, frame, no_data, ticks};
 use crate::format;
 
@@ -92,7 +92,10 @@ fn panel(out: &mut String, p: &HistPanel, area: Area) {
     let xh = bars.iter().map(|b| b.1).fold(f64::MIN, f64::max);
     let ymax = bars.iter().map(|b| b.2).max().unwrap_or(1);
     let xs = Scale::new(xl, xh, true, area.x0, area.x1);
-    let ys = log_count_scale(ymax, area.y0, area.y1);
+    // The lines' labels stand in rows above the tallest bar (issue #29:
+    // they lay over the bars).
+    let free = if p.lines.is_empty() { 0.0 } else { 26.0 + 20.0 * p.lines.len() as f64 };
+    let ys = log_count_scale_under(ymax, area.y0, area.y1, free);
     ticks(out, area, &xs, &ys, Unit::Ns, Unit::Count);
     for b in bars.iter().filter(|b| b.2 > 0) {
         let (x0, x1) = (xs.px(b.0), xs.px(b.1));

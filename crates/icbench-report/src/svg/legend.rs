@@ -17,8 +17,10 @@ pub const MODEL_DASH: &str = "7,4";
 /// A reference line's colour and dash.
 pub(super) const REFERENCE_STROKE: &str = "#666666";
 pub(super) const REFERENCE_DASH: &str = "2,4";
-/// The ring around a marked point's marker.
-pub(super) const MARK_STROKE: &str = "#D55E00";
+/// The ring around a marked point's marker: dark and dotted, unlike any
+/// series' colour.
+pub(super) const MARK_STROKE: &str = "#222222";
+pub(super) const MARK_DASH: &str = "3,2";
 
 /// What a figure's legend names besides its series.
 #[derive(Default)]
@@ -84,7 +86,7 @@ pub(super) fn extra_entry(out: &mut String, x: f64, y: f64, e: &Extra) {
         Extra::Marked => (
             "legend-marked",
             format!(
-                r##"<circle cx="{:.1}" cy="{y:.1}" r="11" fill="none" stroke="{MARK_STROKE}" stroke-width="2"/><circle cx="{:.1}" cy="{y:.1}" r="5.5" fill="#ffffff" stroke="#333333" stroke-width="2"/>"##,
+                r##"<circle cx="{:.1}" cy="{y:.1}" r="11" fill="none" stroke="{MARK_STROKE}" stroke-width="1.8" stroke-dasharray="{MARK_DASH}"/><circle cx="{:.1}" cy="{y:.1}" r="5.5" fill="#ffffff" stroke="#333333" stroke-width="2"/>"##,
                 x + 25.0,
                 x + 25.0
             ),

@@ -6,8 +6,8 @@
 use std::fmt::Write;
 
 use super::legend::{
-    Extra, Extras, MARK_STROKE, MODEL_DASH, MODEL_STROKE, REFERENCE_DASH, REFERENCE_STROKE,
-    extra_entry, extra_items, legend_entry,
+    Extra, Extras, MARK_DASH, MARK_STROKE, MODEL_DASH, MODEL_STROKE, REFERENCE_DASH,
+    REFERENCE_STROKE, extra_entry, extra_items, legend_entry,
 };
 use super::scale::Scale;
 use super::style::{Style, assign, style};
@@ -334,7 +334,7 @@ fn series(out: &mut String, c: &Ctx<'_>, i: usize, xs: &Scale, ys: &Scale, clip:
             tip.push_str("; marked (!): see the notes");
             let _ = write!(
                 out,
-                r#"<circle class="mark-ring" cx="{px:.1}" cy="{py:.1}" r="11" fill="none" stroke="{MARK_STROKE}" stroke-width="2"/>"#
+                r#"<circle class="mark-ring" cx="{px:.1}" cy="{py:.1}" r="11" fill="none" stroke="{MARK_STROKE}" stroke-width="1.8" stroke-dasharray="{MARK_DASH}"/>"#
             );
             st.marked_marker(out, px, py, 5.5, &tip);
         } else {
