@@ -359,7 +359,9 @@ fn ticks(out: &mut String, area: Area, xs: &scale::Scale, ys: &scale::Scale, x: 
             let _ = write!(
                 out,
                 r#"<text class="tick x" x="{px:.1}" y="{:.1}" text-anchor="middle" font-size="15">{}</text>"#,
-                y0 + 20.0,
+                // Clear of the lowest y label beside the corner (issue #29:
+                // "10.0 µs" over "0 %" of a CDF).
+                y0 + 24.0,
                 esc(label)
             );
         }
