@@ -178,6 +178,46 @@ mod tests {
         assert!(heights[0] > heights[1] && heights[1] > heights[2]);
     }
 
+    /// Issue #29: the percentile lines' labels stand above the tallest
+    /// bar, a row each, not over the bars or each other.
+    #[test]
+    fn percentile_labels_stand_above_the_bars() {
+        let lines = ["p50", "p99", "p99.9"]
+            .iter()
+            .enumerate()
+            .map(|(k, l)| VLine { x: 150.0 + 40.0 * k as f64, label: format!("{l} 1 µs") })
+            .collect();
+        let p = HistPanel {
+            title: "t".into(),
+            bars: vec![(100.0, 200.0, 50_000), (200.0, 400.0, 20)],
+            lines,
+        };
+        let svg = histograms("t", "h", &[p.clone(), p], "round trip");
+        let num = |t: &str, k: &str| -> f64 {
+            t.split(&format!(r#"{k}=""#))
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let tops: Vec<f64> = svg.split(r#"class="bar""#).skip(1).map(|t| num(t, "y")).collect();
+        let rows: Vec<f64> = svg
+            .split("<text ")
+            .filter(|t| t.contains(r##"fill="#8a3a00""##))
+            .map(|t| num(t, "y"))
+            .collect();
+        assert_eq!(rows.len(), 6);
+        // Per panel: rows 20 px apart (14 px text), the lowest's descent
+        // above the tallest bar.
+        for (panel, bar) in rows.chunks(3).zip(tops.chunks(2)) {
+            assert!(panel.windows(2).all(|w| w[1] - w[0] >= 18.0), "{panel:?}");
+            assert!(panel[2] + 4.0 < bar[0], "{panel:?} over a bar at {}", bar[0]);
+        }
+    }
+
     #[test]
     fn several_histograms_are_panels_with_their_lines() {
         let p = |t: &str| HistPanel {
