@@ -35,8 +35,9 @@ class Figures(html.parser.HTMLParser):
             return
         if self.depth:
             self.depth += 1
-            cls = a.get("class") or ""
-            if cls in ("point", "bar", "series", "model", "cell"):
+            cls = set((a.get("class") or "").split())
+            # A marked cell's marker is "point marked" (issue #29).
+            if cls & {"point", "bar", "series", "model", "cell"}:
                 self.figs[-1][1] += 1
 
     def handle_startendtag(self, tag, attrs):

@@ -68,30 +68,20 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, runs: &[ReportRun<'_>]
         for row in r.view.pingpong.iter().filter(|c| c.status == "ok") {
             let link = link_label(&row.link, row.channels);
             if let Some(s) = &row.rtt_ns {
-                let pt = Pt::ci(
-                    row.size_bytes as f64,
-                    s.summary.p50,
-                    s.median_ci95_lo,
-                    s.median_ci95_hi,
-                );
+                let pt = Pt {
+                    marked: crate::marks::is_marked(
+                        row.disturbance.as_ref(),
+                        row.replicates.as_ref(),
+                    ),
+                    ..Pt::within(
+                        row.size_bytes as f64,
+                        s.summary.p50,
+                        super::xy::repeat(&row.replicates, "p50_ns"),
+                    )
+                };
                 let i = push(&mut latency, &link, board, pt);
                 if latency[i].model.is_empty() {
-                    latency[i].model = m
-                        .models
-                        .iter()
-                        .find(|x| x.link == link && x.pattern == "pingpong")
-                        .and_then(|x| x.fit.map(|f| (x, f)))
-                        .map(|(x, f)| {
-                            let (lo, hi) = x
-                                .points
-                                .iter()
-                                .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-                            (0..=20)
-                                .map(|k| lo * (hi / lo).powf(f64::from(k) / 20.0))
-                                .map(|x| (x, f.predict(x)))
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                    latency[i].model = super::xy::model_curve(m, &link, "pingpong", 20);
                 }
             }
             if let Some(y) = row.bytes_per_s.filter(|b| *b > 0.0) {
@@ -123,6 +113,7 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, runs: &[ReportRun<'_>]
             y: Axis::log("p50 round trip", Unit::Ns),
             series: latency,
             hlines: Vec::new(),
+            bars: super::xy::REPEAT,
             context: true,
         };
         plot_figure(
@@ -130,7 +121,7 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, runs: &[ReportRun<'_>]
             figs,
             &p,
             "boards-latency".into(),
-            "Median round trip per cell with its 95 % CI, one series per board in each link's panel; thin line: that board's fitted line t = a + b·n.",
+            "Median round trip per cell with its repeat interval (none without replicate blocks), one series per board in each link's panel; grey dashed: that board's fitted line t = a + b·n, unless the model calls the fit poor.",
         );
     }
     if !throughput.is_empty() {
@@ -140,6 +131,7 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, runs: &[ReportRun<'_>]
             y: Axis::log("payload bytes per second, one direction", Unit::BytesPerS),
             series: throughput,
             hlines: Vec::new(),
+            bars: super::xy::REPEAT,
             context: false,
         };
         plot_figure(

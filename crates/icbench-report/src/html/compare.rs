@@ -39,7 +39,14 @@ fn ratio_series(c: &CompareView) -> Vec<Series> {
         if r.pattern != "pingpong" {
             group = format!("{group} {}", r.pattern);
         }
-        let name = format!("{} → {}", r.baseline, r.other);
+        // Issue #29: the legend names the runs, not only the sides' labels.
+        let run = |label: &str| {
+            c.sides
+                .iter()
+                .find(|s| s.label == label)
+                .map_or(String::new(), |s| format!(" (run {})", s.run_id))
+        };
+        let name = format!("{}{} → {}{}", r.baseline, run(&r.baseline), r.other, run(&r.other));
         let pt = Pt {
             hollow: r.significant != Some(true),
             ..Pt::ci(r.size_bytes as f64, r.ratio, r.ratio_ci95_lo, r.ratio_ci95_hi)
@@ -80,7 +87,8 @@ pub(super) fn section(h: &mut String, figs: &mut Figures, c: &CompareView) {
             x: Axis::log("message size", Unit::Bytes),
             y: Axis::log("ratio of p50", Unit::Ratio),
             series,
-            hlines: vec![HLine { y: 1.0, label: "no difference".into() }],
+            hlines: vec![HLine { y: 1.0, label: "ratio 1: no difference".into() }],
+            bars: "95 % CI",
             context: false,
         };
         let svg = svg::plot(&p, "compare-ratio");
@@ -170,8 +178,10 @@ mod tests {
         assert!(svg.contains("p (Mann–Whitney) &lt;0.001"), "the tooltip's p-value");
         // Significant: filled markers.
         assert!(!svg.contains(r##"fill="#ffffff" stroke="#0072B2""##));
+        // The legend names the runs (issue #29).
+        assert!(svg.contains(">pipe A (run 1) → B (run 2)</text>"), "{svg}");
         // The ratios sit near 0.25×: the axis says so.
-        assert!(svg.contains(">0.25×<") && svg.contains(">1.00×<"), "{svg}");
+        assert!(svg.contains(">0.25×<") && svg.contains(">1×<"), "{svg}");
     }
 
     #[test]

@@ -211,6 +211,7 @@ fn percentile_figure(
         y: Axis::log(kind.what, Unit::Ns),
         series,
         hlines: Vec::new(),
+        bars: "",
         context: false,
     };
     let id = format!("run{run}-{}percentiles", kind.id);
@@ -255,6 +256,7 @@ fn cdf_figure(
         y: Axis::linear("fraction of samples at or below", Unit::Fraction).over(0.0, 1.0),
         series,
         hlines: Vec::new(),
+        bars: "",
         context: false,
     };
     let id = format!("run{run}-{}cdf", kind.id);

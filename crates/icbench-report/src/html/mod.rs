@@ -1,6 +1,6 @@
 //! `icbench report`: one self-contained HTML file (inline CSS and SVG, no
 //! scripts, no network) to review a run by: for each run, its metadata and
-//! warnings, latency against size with 95 % CI bars and the model line,
+//! warnings, latency against size with repeat-interval bars and the model line,
 //! throughput against size with the stream table under it, the latency
 //! distributions (HDR percentile plots to p99.99, CDFs, histograms on a
 //! log count axis), heat maps of CPU pairs (a plan's `cpus = "all-pairs"`),
@@ -73,8 +73,10 @@ pub fn build(runs: &[ReportRun<'_>], compare: Option<&CompareView>) -> Report {
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>icbench report</title>\
          <style>{CSS}</style></head><body><h1>icbench report</h1><p class=\"note\">{} run{}: {}. \
-         Times are round trips (RTT) unless said otherwise; every error bar is a 95 % confidence \
-         interval of the median. Each series has its own colour, marker and dash (the legend \
+         Times are round trips (RTT) unless said otherwise. Against message size, a bar is the \
+         cell's repeat interval: where a repeat run's figure lands (none without replicate \
+         blocks); in the comparison, the 95 % CI of the ratio. Open markers in a dotted ring are marked \
+         cells (! in the tables). Each series has its own colour, marker and dash (the legend \
          shows all three); a figure of more than {} series has a panel per link. Hover over a \
          marker for its values.</p>",
         runs.len(),

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::scale::{Scale, log_count_scale};
+use super::scale::{Scale, log_count_scale_under};
 use super::{Area, Axis, H, Tiles, Unit, W, axis_names, esc, frame, no_data, ticks};
 use crate::format;
 
@@ -92,7 +92,10 @@ fn panel(out: &mut String, p: &HistPanel, area: Area) {
     let xh = bars.iter().map(|b| b.1).fold(f64::MIN, f64::max);
     let ymax = bars.iter().map(|b| b.2).max().unwrap_or(1);
     let xs = Scale::new(xl, xh, true, area.x0, area.x1);
-    let ys = log_count_scale(ymax, area.y0, area.y1);
+    // The lines' labels stand in rows above the tallest bar (issue #29:
+    // they lay over the bars).
+    let free = if p.lines.is_empty() { 0.0 } else { 26.0 + 20.0 * p.lines.len() as f64 };
+    let ys = log_count_scale_under(ymax, area.y0, area.y1, free);
     ticks(out, area, &xs, &ys, Unit::Ns, Unit::Count);
     for b in bars.iter().filter(|b| b.2 > 0) {
         let (x0, x1) = (xs.px(b.0), xs.px(b.1));
@@ -117,7 +120,9 @@ fn panel(out: &mut String, p: &HistPanel, area: Area) {
             r##"<line class="reference" x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="#D55E00" stroke-width="1.6" stroke-dasharray="5,4"/><text x="{tx:.1}" y="{:.1}" fill="#8a3a00" font-size="14" text-anchor="{anchor}">{}</text>"##,
             area.y0,
             area.y1,
-            area.y1 + 16.0 + 16.0 * k as f64,
+            // A row each, a line's height apart (issue #29: 16 px rows
+            // of 14 px text touched).
+            area.y1 + 18.0 + 20.0 * k as f64,
             esc(&l.label)
         );
     }
@@ -149,7 +154,7 @@ mod tests {
         assert!(ticks.len() >= 2, "{ticks:?}");
         // A wide one keeps its decades.
         let ticks = tick_labels(&histogram("t", "h", &[(100.0, 1e3, 1), (1e3, 1e6, 2)], "rt"), "x");
-        assert!(ticks.contains(&"1.00 µs".to_string()), "{ticks:?}");
+        assert!(ticks.contains(&"1 µs".to_string()), "{ticks:?}");
     }
 
     #[test]
@@ -171,6 +176,46 @@ mod tests {
         // sample is tens of pixels, and each decade adds the same height.
         assert!(heights[2] > 20.0, "{heights:?}");
         assert!(heights[0] > heights[1] && heights[1] > heights[2]);
+    }
+
+    /// Issue #29: the percentile lines' labels stand above the tallest
+    /// bar, a row each, not over the bars or each other.
+    #[test]
+    fn percentile_labels_stand_above_the_bars() {
+        let lines = ["p50", "p99", "p99.9"]
+            .iter()
+            .enumerate()
+            .map(|(k, l)| VLine { x: 150.0 + 40.0 * k as f64, label: format!("{l} 1 µs") })
+            .collect();
+        let p = HistPanel {
+            title: "t".into(),
+            bars: vec![(100.0, 200.0, 50_000), (200.0, 400.0, 20)],
+            lines,
+        };
+        let svg = histograms("t", "h", &[p.clone(), p], "round trip");
+        let num = |t: &str, k: &str| -> f64 {
+            t.split(&format!(r#"{k}=""#))
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let tops: Vec<f64> = svg.split(r#"class="bar""#).skip(1).map(|t| num(t, "y")).collect();
+        let rows: Vec<f64> = svg
+            .split("<text ")
+            .filter(|t| t.contains(r##"fill="#8a3a00""##))
+            .map(|t| num(t, "y"))
+            .collect();
+        assert_eq!(rows.len(), 6);
+        // Per panel: rows 20 px apart (14 px text), the lowest's descent
+        // above the tallest bar.
+        for (panel, bar) in rows.chunks(3).zip(tops.chunks(2)) {
+            assert!(panel.windows(2).all(|w| w[1] - w[0] >= 18.0), "{panel:?}");
+            assert!(panel[2] + 4.0 < bar[0], "{panel:?} over a bar at {}", bar[0]);
+        }
     }
 
     #[test]

@@ -18,12 +18,14 @@
 
 mod heatmap;
 mod histogram;
+mod legend;
 mod plot;
 mod scale;
 mod style;
 
 pub use heatmap::{Grid, GridCell, heatmap, sequential};
 pub use histogram::{HistPanel, VLine, histogram, histograms};
+pub use legend::{MODEL_DASH, MODEL_STROKE};
 pub use plot::{MAX_SERIES, panels, plot};
 pub use scale::{HDR_TICKS, hdr_x};
 pub use style::{
@@ -91,6 +93,36 @@ impl Unit {
             Unit::Fraction => format!("{:.0} %", v * 100.0),
         }
     }
+
+    /// A tick's label: [`label`](Self::label) without trailing zeros
+    /// (`10 µs`, not `10.0 µs`; `1 GB/s`), and a ratio to as many digits as
+    /// the tick has (`0.125×`, not `0.13×`): issue #29, a tick is a round
+    /// value and reads as one.
+    pub fn tick(self, v: f64) -> String {
+        match self {
+            Unit::Ratio => {
+                // Four significant digits at most, then the shortest form.
+                let d = format::sig_decimals(v, 4);
+                let text = format!("{v:.d$}");
+                let text = if text.contains('.') {
+                    text.trim_end_matches('0').trim_end_matches('.')
+                } else {
+                    &text
+                };
+                format!("{text}×")
+            }
+            Unit::Percentile | Unit::Fraction | Unit::Count | Unit::Bytes => self.label(v),
+            Unit::Ns | Unit::BytesPerS => {
+                let text = self.label(v);
+                match text.split_once(' ') {
+                    Some((n, unit)) if n.contains('.') => {
+                        format!("{} {unit}", n.trim_end_matches('0').trim_end_matches('.'))
+                    }
+                    _ => text,
+                }
+            }
+        }
+    }
 }
 
 /// One axis.
@@ -121,7 +153,8 @@ impl Axis {
     }
 }
 
-/// A point with an optional 95 % CI (error bar) on y.
+/// A point with an optional interval (error bar) on y: what the interval
+/// is, the figure says ([`Plot::bars`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Pt {
     pub x: f64,
@@ -130,15 +163,24 @@ pub struct Pt {
     pub hi: Option<f64>,
     /// Drawn as an open marker (a comparison that is not significant).
     pub hollow: bool,
+    /// The cell is marked (`!` in the tables: disturbed, its blocks
+    /// disagree, too few of them, …): drawn as a marked marker, named in
+    /// the legend (issue #29).
+    pub marked: bool,
 }
 
 impl Pt {
     pub fn new(x: f64, y: f64) -> Pt {
-        Pt { x, y, lo: None, hi: None, hollow: false }
+        Pt { x, y, lo: None, hi: None, hollow: false, marked: false }
     }
 
     pub fn ci(x: f64, y: f64, lo: Option<f64>, hi: Option<f64>) -> Pt {
-        Pt { x, y, lo, hi, hollow: false }
+        Pt { x, y, lo, hi, hollow: false, marked: false }
+    }
+
+    /// The point with an interval `(lo, hi)`, when there is one.
+    pub fn within(x: f64, y: f64, interval: Option<(f64, f64)>) -> Pt {
+        Pt::ci(x, y, interval.map(|i| i.0), interval.map(|i| i.1))
     }
 }
 
@@ -183,7 +225,8 @@ impl Series {
     }
 }
 
-/// A horizontal reference line (the floor, ratio 1).
+/// A horizontal reference line (the floor, ratio 1), named in the legend
+/// (issue #29: a label drawn on the line lay over the data).
 #[derive(Debug, Clone)]
 pub struct HLine {
     pub y: f64,
@@ -197,6 +240,9 @@ pub struct Plot {
     pub y: Axis,
     pub series: Vec<Series>,
     pub hlines: Vec<HLine>,
+    /// What the error bars are, as a point's tooltip names its interval:
+    /// `repeat interval` (where a repeat run's figure lands), `95 % CI`.
+    pub bars: &'static str,
     /// In small multiples, every other panel's lines drawn thin and grey
     /// behind a panel's own (for one series per panel: where the link
     /// stands among the others).
@@ -300,7 +346,7 @@ fn spaced(at: &[f64], size: impl Fn(usize) -> f64) -> Vec<bool> {
 /// lines stay.
 fn ticks(out: &mut String, area: Area, xs: &scale::Scale, ys: &scale::Scale, x: Unit, y: Unit) {
     let Area { x0, x1, y0, y1 } = area;
-    let xt: Vec<(f64, String)> = xs.ticks(x).into_iter().map(|t| (t, x.label(t))).collect();
+    let xt: Vec<(f64, String)> = xs.ticks(x).into_iter().map(|t| (t, x.tick(t))).collect();
     let at: Vec<f64> = xt.iter().map(|(t, _)| xs.px(*t)).collect();
     let keep = spaced(&at, |k| 8.6 * xt[k].1.chars().count() as f64);
     for (k, (_, label)) in xt.iter().enumerate() {
@@ -313,7 +359,9 @@ fn ticks(out: &mut String, area: Area, xs: &scale::Scale, ys: &scale::Scale, x: 
             let _ = write!(
                 out,
                 r#"<text class="tick x" x="{px:.1}" y="{:.1}" text-anchor="middle" font-size="15">{}</text>"#,
-                y0 + 20.0,
+                // Clear of the lowest y label beside the corner (issue #29:
+                // "10.0 µs" over "0 %" of a CDF).
+                y0 + 24.0,
                 esc(label)
             );
         }
@@ -334,7 +382,7 @@ fn ticks(out: &mut String, area: Area, xs: &scale::Scale, ys: &scale::Scale, x: 
                 r#"<text class="tick y" x="{:.1}" y="{:.1}" text-anchor="end" font-size="15">{}</text>"#,
                 x0 - 8.0,
                 py + 5.0,
-                esc(&y.label(*t))
+                esc(&y.tick(*t))
             );
         }
     }
@@ -394,6 +442,24 @@ mod tests {
         assert_eq!(Unit::Count.label(10_000.0), "10 k");
         assert_eq!(Unit::Count.label(12_500.0), "12.5 k");
         assert_eq!(Unit::Count.label(1e6), "1 M");
+    }
+
+    #[test]
+    fn tick_labels_are_round_values_without_trailing_zeros() {
+        // Issue #29: "10.0 µs" on an axis of round values.
+        assert_eq!(Unit::Ns.tick(10_000.0), "10 µs");
+        assert_eq!(Unit::Ns.tick(1000.0), "1 µs");
+        assert_eq!(Unit::Ns.tick(2500.0), "2.5 µs");
+        assert_eq!(Unit::Ns.tick(300.0), "300 ns");
+        assert_eq!(Unit::BytesPerS.tick(1e9), "1 GB/s");
+        assert_eq!(Unit::BytesPerS.tick(1e8), "100 MB/s");
+        // Powers of two keep their digits: 0.125×, not 0.13×.
+        assert_eq!(Unit::Ratio.tick(0.125), "0.125×");
+        assert_eq!(Unit::Ratio.tick(0.0625), "0.0625×");
+        assert_eq!(Unit::Ratio.tick(1.0), "1×");
+        assert_eq!(Unit::Ratio.tick(0.7000000000000001), "0.7×");
+        assert_eq!(Unit::Ratio.tick(16.0), "16×");
+        assert_eq!(Unit::Percentile.tick(hdr_x(0.999)), "99.9 %");
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! XY plots: every series on one axis, or — past [`MAX_SERIES`] series —
 //! small multiples, one panel per group on shared axes, with one legend
 //! for the figure.
+//! The legend ([`super::legend`]) names everything drawn that is not data.
 
 use std::fmt::Write;
 
+use super::legend::{
+    Extra, Extras, MARK_DASH, MARK_STROKE, MODEL_DASH, MODEL_STROKE, REFERENCE_DASH,
+    REFERENCE_STROKE, extra_entry, extra_items, legend_entry,
+};
 use super::scale::Scale;
 use super::style::{Style, assign, style};
 use super::{Area, Axis, H, Plot, Pt, Series, Tiles, W, axis_names, esc, frame, no_data, ticks};
@@ -91,12 +96,15 @@ pub fn plot(p: &Plot, id: &str) -> String {
             legend.push((n.clone(), *st));
         }
     }
-    let models = p.series.iter().any(|s| s.model.len() > 1);
+    let extras = Extras {
+        model: p.series.iter().any(|s| s.model.len() > 1),
+        marked: p.series.iter().any(|s| s.points.iter().any(|pt| pt.marked && f.pt(pt))),
+    };
     let ctx = Ctx { p, f: &f, names: &names, styles: &styles, id };
     if multiple {
-        small_multiples(&mut out, &ctx, &layout, xs, ys, &legend, models);
+        small_multiples(&mut out, &ctx, &layout, xs, ys, &legend, &extras);
     } else {
-        single(&mut out, &ctx, xs, ys, &legend, models);
+        single(&mut out, &ctx, xs, ys, &legend, &extras);
     }
     out.push_str("</svg>");
     out
@@ -118,10 +126,10 @@ fn single(
     xs: Scale,
     ys: Scale,
     legend: &[(String, Style)],
-    models: bool,
+    extras: &Extras,
 ) {
     frame(out, &c.p.title, c.id, W, H, r#" data-panels="1""#);
-    let area = Area { x0: 130.0, x1: W - 400.0, y0: H - 90.0, y1: 64.0 };
+    let area = Area { x0: 130.0, x1: W - 440.0, y0: H - 90.0, y1: 64.0 };
     axis_names(out, &c.p.x, &c.p.y, (area.x0, area.x1, H - 28.0), (34.0, area.y0, area.y1));
     let all: Vec<usize> = (0..c.p.series.len()).collect();
     panel(out, c, 0, area, xs, ys, &all, "");
@@ -132,8 +140,9 @@ fn single(
         legend_entry(out, lx, ly, name, st, room);
         ly += 30.0;
     }
-    if models {
-        model_entry(out, lx, ly);
+    for item in extra_items(c.p, extras) {
+        extra_entry(out, lx, ly, &item);
+        ly += 30.0;
     }
 }
 
@@ -146,16 +155,17 @@ fn small_multiples(
     xs: Scale,
     ys: Scale,
     legend: &[(String, Style)],
-    models: bool,
+    extras: &Extras,
 ) {
     // The legend, wrapped into rows across the figure.
-    let mut entries: Vec<(f64, f64, &str, Option<&Style>)> = Vec::new();
+    let extra = extra_items(c.p, extras);
+    let mut entries: Vec<(f64, f64, &str, Result<&Style, &Extra>)> = Vec::new();
     let (mut x, mut y) = (48.0, 70.0);
     let width = |s: &str| 66.0 + 9.5 * s.chars().count() as f64 + 26.0;
     let items = legend
         .iter()
-        .map(|(n, st)| (n.as_str(), Some(st)))
-        .chain(models.then_some(("fitted line t = a + b·n", None)));
+        .map(|(n, st)| (n.as_str(), Ok(st)))
+        .chain(extra.iter().map(|e| (e.text(), Err(e))));
     for (name, st) in items {
         if x + width(name) > W - 16.0 && x > 48.0 {
             x = 48.0;
@@ -169,8 +179,8 @@ fn small_multiples(
     frame(out, &c.p.title, c.id, W, h, &format!(r#" data-panels="{}""#, layout.len()));
     for (x, y, name, st) in entries {
         match st {
-            Some(st) => legend_entry(out, x, y, name, st, usize::MAX),
-            None => model_entry(out, x, y),
+            Ok(st) => legend_entry(out, x, y, name, st, usize::MAX),
+            Err(e) => extra_entry(out, x, y, e),
         }
     }
     axis_names(out, &c.p.x, &c.p.y, (tiles.left, W, h - 20.0), (22.0, tiles.top, tiles.bottom()));
@@ -220,15 +230,15 @@ fn panel(
         area.x1 - area.x0,
         area.y0 - area.y1
     );
+    // Named in the legend, not on the line (issue #29).
     for h in c.p.hlines.iter().filter(|h| c.f.y(h.y)) {
         let py = ys.px(h.y);
         let _ = write!(
             out,
-            r##"<line class="reference" x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#666" stroke-width="1.6" stroke-dasharray="2,4"/><text x="{:.1}" y="{:.1}" fill="#444" text-anchor="end" font-size="14">{}</text>"##,
+            r#"<line class="reference" data-y="{}" x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="{REFERENCE_STROKE}" stroke-width="1.6" stroke-dasharray="{REFERENCE_DASH}"><title>{}</title></line>"#,
+            h.y,
             area.x0,
             area.x1,
-            area.x1 - 6.0,
-            py - 6.0,
             esc(&h.label)
         );
     }
@@ -285,9 +295,8 @@ fn series(out: &mut String, c: &Ctx<'_>, i: usize, xs: &Scale, ys: &Scale, clip:
     if model.len() > 1 {
         let _ = write!(
             out,
-            r#"<path class="model" d="M{}" fill="none" stroke="{}" stroke-width="1.5" stroke-opacity="0.6" clip-path="url(#{clip})"/>"#,
+            r#"<path class="model" d="M{}" fill="none" stroke="{MODEL_STROKE}" stroke-width="1.6" stroke-dasharray="{MODEL_DASH}" clip-path="url(#{clip})"/>"#,
             model.join(" L"),
-            st.colour
         );
     }
     let label = s.label();
@@ -299,9 +308,10 @@ fn series(out: &mut String, c: &Ctx<'_>, i: usize, xs: &Scale, ys: &Scale, clip:
         };
         if let Some((lo, hi)) = ci {
             let (a, b) = (ys.px(lo), ys.px(hi));
+            // The interval's ends as given, for checks against the view.
             let _ = write!(
                 out,
-                r#"<path class="ci" d="M{px:.1},{a:.1} L{px:.1},{b:.1} M{:.1},{a:.1} L{:.1},{a:.1} M{:.1},{b:.1} L{:.1},{b:.1}" stroke="{}" stroke-width="1.6"/>"#,
+                r#"<path class="ci" data-lo="{lo}" data-hi="{hi}" d="M{px:.1},{a:.1} L{px:.1},{b:.1} M{:.1},{a:.1} L{:.1},{a:.1} M{:.1},{b:.1} L{:.1},{b:.1}" stroke="{}" stroke-width="1.6"/>"#,
                 px - 6.0,
                 px + 6.0,
                 px - 6.0,
@@ -309,44 +319,29 @@ fn series(out: &mut String, c: &Ctx<'_>, i: usize, xs: &Scale, ys: &Scale, clip:
                 st.colour
             );
         }
-        if s.marked.as_ref().is_some_and(|m| !m.contains(&j)) {
+        if s.marked.as_ref().is_some_and(|m| !m.contains(&j)) && !pt.marked {
             continue;
         }
         let mut tip = format!("{label}: {} → {}", c.p.x.unit.label(pt.x), c.p.y.unit.label(pt.y));
         if let Some((lo, hi)) = ci {
-            let _ = write!(tip, " (95 % CI {} … {})", c.p.y.unit.label(lo), c.p.y.unit.label(hi));
+            let _ =
+                write!(tip, " ({} {} … {})", c.p.bars, c.p.y.unit.label(lo), c.p.y.unit.label(hi));
         }
         if let Some(t) = s.tips.get(j).filter(|t| !t.is_empty()) {
             let _ = write!(tip, "; {t}");
         }
-        st.marker(out, px, py, 5.5, pt.hollow, &tip);
+        if pt.marked {
+            tip.push_str("; marked (!): see the notes");
+            let _ = write!(
+                out,
+                r#"<circle class="mark-ring" cx="{px:.1}" cy="{py:.1}" r="11" fill="none" stroke="{MARK_STROKE}" stroke-width="1.8" stroke-dasharray="{MARK_DASH}"/>"#
+            );
+            st.marked_marker(out, px, py, 5.5, &tip);
+        } else {
+            st.marker(out, px, py, 5.5, pt.hollow, &tip);
+        }
     }
     out.push_str("</g>");
-}
-
-/// A legend entry: the style's sample and the name, cut to `room`
-/// characters (whole in the tooltip).
-fn legend_entry(out: &mut String, x: f64, y: f64, name: &str, st: &Style, room: usize) {
-    let _ =
-        write!(out, r#"<g class="legend-entry" {}><title>{}</title>"#, st.data(name), esc(name));
-    st.sample(out, x, y, 50.0, 5.5);
-    let shown = if name.chars().count() > room.max(4) {
-        format!("{}…", name.chars().take(room.max(4) - 1).collect::<String>())
-    } else {
-        name.to_string()
-    };
-    let _ =
-        write!(out, r#"<text x="{:.1}" y="{:.1}">{}</text></g>"#, x + 60.0, y + 5.5, esc(&shown));
-}
-
-fn model_entry(out: &mut String, x: f64, y: f64) {
-    let _ = write!(
-        out,
-        r##"<g class="legend-model"><line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#555" stroke-width="1.5" stroke-opacity="0.6"/><text x="{:.1}" y="{:.1}">fitted line t = a + b·n</text></g>"##,
-        x + 50.0,
-        x + 60.0,
-        y + 5.5
-    );
 }
 
 #[cfg(test)]
@@ -370,6 +365,7 @@ mod tests {
             y: Axis::log("RTT", Unit::Ns),
             series,
             hlines: vec![HLine { y: 50.0, label: "floor".into() }],
+            bars: "repeat interval",
             context: true,
         }
     }
@@ -479,6 +475,29 @@ mod tests {
         let shown = entry.split("<text").nth(1).unwrap().split('>').nth(1).unwrap();
         assert!(shown.ends_with("…</text") || shown.ends_with('…'), "{shown}");
         assert!(entry.contains(&format!("<title>{}</title>", esc(long))));
+    }
+
+    /// Issue #29: a reference line's label is in the legend, not on the
+    /// line over the data; a marked point is drawn marked and named there.
+    #[test]
+    fn references_and_marks_are_named_in_the_legend() {
+        let mut s = series("pipe", "", 3);
+        s.points[1].marked = true;
+        let svg = plot(&fig(vec![s.clone()]), "f");
+        let legend = svg.split(r#"<g class="legend-reference">"#).nth(1).unwrap();
+        assert!(legend.contains(">floor</text>"));
+        assert_eq!(svg.matches(">floor</text>").count(), 1);
+        assert_eq!(svg.matches(r#"class="point marked""#).count(), 1);
+        assert_eq!(svg.matches(r#"class="point""#).count(), 2);
+        assert_eq!(svg.matches(r#"<g class="legend-marked">"#).count(), 1);
+        // In panels too: one legend for the figure.
+        let seven: Vec<Series> =
+            (0..7).map(|i| Series { group: format!("l{i}"), ..s.clone() }).collect();
+        let svg = plot(&fig(seven), "f");
+        assert_eq!(svg.matches(r#"class="point marked""#).count(), 7);
+        assert_eq!(svg.matches(r#"<g class="legend-marked">"#).count(), 1);
+        assert_eq!(svg.matches(r#"<g class="legend-reference">"#).count(), 1);
+        assert_eq!(svg.matches(r#"class="reference""#).count(), 7);
     }
 
     #[test]

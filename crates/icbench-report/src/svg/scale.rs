@@ -175,9 +175,20 @@ fn steps(lo: f64, hi: f64, n: f64) -> Vec<f64> {
 /// visible bar and a tail of a few samples is not lost under a peak of
 /// thousands (issue #18: the 12–24 ms tail of a linear count axis was
 /// invisible).
+#[cfg(test)]
 pub(crate) fn log_count_scale(max_count: u64, a: f64, b: f64) -> Scale {
-    let hi = (max_count.max(1) as f64) * 1.5;
-    Scale::exact(0.6, hi.max(10.0), true, a, b)
+    log_count_scale_under(max_count, a, b, 0.0)
+}
+
+/// [`log_count_scale`] with `free` px above the tallest bar at least: the
+/// percentile lines' labels stand there, not over the bars (issue #29).
+pub(crate) fn log_count_scale_under(max_count: u64, a: f64, b: f64, free: f64) -> Scale {
+    let lo = 0.6f64.log10();
+    let top = ((max_count.max(1) as f64) * 1.5).max(10.0).log10();
+    // The tallest bar may fill 1 − free ÷ height of the axis.
+    let share = (1.0 - free / (a - b).abs()).clamp(0.3, 1.0);
+    let hi = top.max(lo + ((max_count.max(1) as f64).log10() - lo) / share);
+    Scale::exact(0.6, 10f64.powf(hi), true, a, b)
 }
 
 #[cfg(test)]
@@ -213,6 +224,19 @@ mod tests {
         // A small histogram still gets ticks at round counts.
         let s = log_count_scale(40, 500.0, 100.0);
         assert_eq!(s.ticks(Unit::Count), [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]);
+    }
+
+    #[test]
+    fn a_count_axis_keeps_room_for_labels_above_the_tallest_bar() {
+        let s = log_count_scale_under(50_000, 600.0, 100.0, 80.0);
+        assert!(s.px(50_000.0) >= 100.0 + 80.0 - 1e-6, "{}", s.px(50_000.0));
+        assert!(s.px(1.0) < s.px(s.low_value()) - 5.0);
+        // Without labels, as before.
+        let (a, b) = (
+            log_count_scale(50_000, 600.0, 100.0),
+            log_count_scale_under(50_000, 600.0, 100.0, 0.0),
+        );
+        assert_eq!(a.px(50_000.0), b.px(50_000.0));
     }
 
     #[test]

@@ -181,6 +181,12 @@ impl Style {
         self.shape(out, "point", x, y, r, hollow, tip);
     }
 
+    /// The marker of a marked cell (issue #29): hollow, of class
+    /// `point marked`; the plot rings it.
+    pub fn marked_marker(&self, out: &mut String, x: f64, y: f64, r: f64, tip: &str) {
+        self.shape(out, "point marked", x, y, r, true, tip);
+    }
+
     /// [`marker`](Self::marker) with another class (the legend's samples
     /// are not data points).
     #[allow(clippy::too_many_arguments)]
