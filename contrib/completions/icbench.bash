@@ -16,6 +16,9 @@ _icbench() {
             ",$1")
                 cmd="icbench"
                 ;;
+            icbench,bundle)
+                cmd="icbench__subcmd__bundle"
+                ;;
             icbench,chip)
                 cmd="icbench__subcmd__chip"
                 ;;
@@ -84,6 +87,9 @@ _icbench() {
                 ;;
             icbench,wakeup)
                 cmd="icbench__subcmd__wakeup"
+                ;;
+            icbench__subcmd__help,bundle)
+                cmd="icbench__subcmd__help__subcmd__bundle"
                 ;;
             icbench__subcmd__help,chip)
                 cmd="icbench__subcmd__help__subcmd__chip"
@@ -251,12 +257,46 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs label show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs label show model compare effects export import report bundle floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__bundle)
+            opts="-o -h --output --db --json --sysfs-root --dev-root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --sysfs-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -583,8 +623,22 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs label show model compare effects export import report floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="run plan runs label show model compare effects export import report bundle floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__bundle)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1269,7 +1323,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__model)
-            opts="-L -p -h --link --pattern --predict --crossover --db --json --sysfs-root --dev-root --help"
+            opts="-L -p -h --link --pattern --predict --crossover --where --db --json --sysfs-root --dev-root --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1292,6 +1346,10 @@ _icbench() {
                     return 0
                     ;;
                 --predict)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -150,7 +150,7 @@ impl CellKey {
 }
 
 /// The data of a measured cell.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellData {
     /// Messages in the measured window (warm-up excluded).
     pub messages: u64,
@@ -205,9 +205,10 @@ pub struct CellData {
 /// one-cache-line round trip measured just before a shm block tracks that
 /// block's figure, 0.994–1.000 correlation). Cells measured on one session
 /// share the probe taken when it opened.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StateProbe {
     /// Median one-cache-line round trip, ns (the floor's trip, fewer samples).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub line_rtt_ns: f64,
     /// Median cross-CPU wake-up round trip, ns: one byte each way over a
     /// Unix socket pair to a thread asleep in `read` on the peer CPU — the
@@ -232,7 +233,7 @@ pub const RESOLVE_STEPS: f64 = 100.0;
 /// cell's common window `[T0, T1]`, so its throughput is `bytes` over the
 /// cell's `elapsed_ns`, not over its own `active_ns` (docs/method.md,
 /// "Channels").
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChannelData {
     /// 0 … N−1.
     pub channel: u32,
@@ -266,9 +267,11 @@ impl ChannelData {
 pub struct Adaptive {
     /// Required half-width of the median's 95 % CI, relative to the median
     /// (0.02 for `--ci 2%`).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub target_rel: f64,
     /// The half-width reached, relative to the median; NaN if no interval
     /// could be computed (fewer than 6 samples).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub achieved_rel: f64,
     /// Measured phases run (1 = the first phase was already enough).
     pub phases: u32,
@@ -296,7 +299,7 @@ impl CellData {
 }
 
 /// How a cell ended.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 // One outcome per cell, made once and moved rarely: boxing the measured
 // data would only add a hop at every use.
 #[allow(clippy::large_enum_variant)]
@@ -324,7 +327,7 @@ impl CellOutcome {
 }
 
 /// A cell and its outcome, as stored and shown.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
     pub key: CellKey,
     pub outcome: CellOutcome,

@@ -3,6 +3,7 @@
 //! any percentile can be derived later from the store alone.
 
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
 
 pub use hdrhistogram::Histogram;
 
@@ -127,6 +128,37 @@ impl LatencyHistogram {
             .deserialize(&mut std::io::Cursor::new(blob))
             .map_err(|e| HistogramError::Corrupt(format!("{e:?}")))?;
         Ok(LatencyHistogram { hist, clamped })
+    }
+}
+
+/// A histogram in a bundle's JSON (issue #31): its V2 + deflate blob in
+/// base64 (RFC 4648, standard alphabet) beside the count of clamped values,
+/// the same bytes the store keeps, so that a bundle re-imports exactly.
+#[derive(Serialize, Deserialize)]
+struct HistogramJson {
+    hdr_v2_deflate_base64: String,
+    clamped: u64,
+}
+
+impl Serialize for LatencyHistogram {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine;
+        HistogramJson {
+            hdr_v2_deflate_base64: base64::engine::general_purpose::STANDARD.encode(self.to_blob()),
+            clamped: self.clamped,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LatencyHistogram {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use base64::Engine;
+        let j = HistogramJson::deserialize(d)?;
+        let blob = base64::engine::general_purpose::STANDARD
+            .decode(j.hdr_v2_deflate_base64.as_bytes())
+            .map_err(|e| serde::de::Error::custom(format!("a histogram's base64: {e}")))?;
+        LatencyHistogram::from_blob(&blob, j.clamped).map_err(serde::de::Error::custom)
     }
 }
 

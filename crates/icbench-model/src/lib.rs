@@ -11,6 +11,7 @@ mod cell;
 mod direction;
 mod disturb;
 mod hist;
+pub mod nan;
 mod run;
 
 pub use cell::{

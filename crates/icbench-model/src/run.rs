@@ -109,6 +109,7 @@ impl RunStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Floor {
     /// Median round trip of one cache line bounced between the two CPUs, ns.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub cacheline_rtt_ns: f64,
     /// Median round trip with one line per direction, ns: the least a
     /// two-way channel with separate directions can cost.
@@ -120,6 +121,7 @@ pub struct Floor {
     #[serde(default)]
     pub slot64_rtt_ns: Option<f64>,
     /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub memcpy_bytes_per_s: f64,
     /// Size of each memcpy in the bandwidth measurement, bytes.
     pub memcpy_block_bytes: u64,
@@ -143,8 +145,10 @@ pub struct Floor {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FloorTail {
     /// Median round trip of one cache line between the two CPUs, ns.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub cacheline_rtt_ns: f64,
     /// Single-thread memcpy bandwidth on the host CPU, bytes per second.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub memcpy_bytes_per_s: f64,
 }
 
@@ -156,15 +160,20 @@ pub struct BareComparison {
     /// Message size, bytes.
     pub size_bytes: u64,
     /// Median round trip of the bare loop, ns.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub bare_rtt_ns: f64,
     /// Median round trip of icbench's ping-pong over the link, ns.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub icbench_rtt_ns: f64,
     /// `icbench_rtt_ns / bare_rtt_ns` (unitless; above 1: icbench is slower).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub ratio: f64,
     /// 95 % confidence interval of the ratio: the hull of the percentile
     /// bootstrap of the pooled samples and a paired t interval over the
     /// blocks (icbench-engine `bare::compare`).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub ratio_ci95_lo: f64,
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub ratio_ci95_hi: f64,
     /// Round trips measured on each side (equal).
     pub samples: u64,
@@ -200,10 +209,12 @@ pub struct RunMeta {
     /// The clock every interval was measured with.
     pub clock: String,
     /// Median cost of one read of that clock, ns.
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub clock_overhead_ns: f64,
     /// The step its readings move in, ns ([`clock_gettime`'s resolution
     /// as seen], issue #15 item 4); NaN when not measured (imports, runs
     /// stored before schema 11).
+    #[serde(deserialize_with = "crate::nan::f64_or_nan")]
     pub clock_granule_ns: f64,
     pub status: RunStatus,
     pub floor: Option<Floor>,

@@ -22,4 +22,4 @@ mod store;
 pub use error::StoreError;
 pub use ids::{CellId, ParseRunIdError, ParseRunSourceError, RunId, RunSource};
 pub use schema::SCHEMA_VERSION;
-pub use store::{Merged, Reading, RunSummary, Snapshot, Store, StoredRun};
+pub use store::{Merged, Reading, RunSummary, Snapshot, Store, StoredRun, WholeRun};

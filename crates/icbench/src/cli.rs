@@ -76,6 +76,9 @@ pub enum Command {
     Import(ImportArgs),
     /// Write a self-contained HTML report (SVG figures, no network) of runs.
     Report(ReportArgs),
+    /// Write runs into one file others can check and re-import: every
+    /// block, the floor, the plan, provenance, and a SHA-256 of it all.
+    Bundle(BundleArgs),
     /// Measure only the floor: cache-line, two-line and 64 B slot round
     /// trips, memcpy bandwidth, and pipe and unix against bare loops.
     Floor(FloorArgs),
@@ -273,7 +276,8 @@ pub struct ImportArgs {
     /// Its format: seed-tty or seed-netlink (a log of dimtass's STM32MP1
     /// rpmsg tty or netlink test client), seed-table (the tables of their
     /// posts), xmit-p, adi-table (ADI's benchmark page as published),
-    /// ti-histogram, cyclictest-json, cyclictest-hist or csv.
+    /// ti-histogram, cyclictest-json, cyclictest-hist, csv, or bundle (an
+    /// `icbench bundle` file: its runs stored as they were).
     #[arg(long, short = 'f', value_name = "FORMAT")]
     pub format: String,
     /// File the cells under this link name (each format has a default).
@@ -282,6 +286,18 @@ pub struct ImportArgs {
     /// Message size the file does not record (xmit-p's -s, TI's -m), e.g. 496.
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// Runs to bundle (numbers or `latest`).
+    #[arg(default_value = "latest", value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The bundle file to write (JSON; docs/bundle.schema.json).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
     #[command(flatten)]
     pub db: DbArgs,
 }

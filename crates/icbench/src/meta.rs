@@ -39,6 +39,17 @@ pub struct Placement {
     pub mlock: bool,
 }
 
+/// This host's name, as a run's metadata records it.
+pub fn hostname() -> String {
+    rustix::system::uname().nodename().to_string_lossy().into_owned()
+}
+
+/// icbench's version and the commit it was built from (if known).
+pub fn program() -> (String, Option<String>) {
+    let commit = env!("ICBENCH_GIT_COMMIT");
+    (env!("CARGO_PKG_VERSION").to_string(), (!commit.is_empty()).then(|| commit.to_string()))
+}
+
 /// The metadata of a run about to start, with the CPU's fast counter
 /// examined on the run's CPU pair (icbench_engine::counter, ≈ 0.2 s).
 pub fn gather(

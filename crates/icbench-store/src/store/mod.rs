@@ -16,6 +16,7 @@ mod runs;
 pub use load::{RunSummary, StoredRun};
 pub use merge::{Merged, Snapshot};
 pub use reading::Reading;
+pub use runs::WholeRun;
 
 use cells::{CellRow, load_channels};
 use floor::{read_bare_loops, read_fast_counter, write_fast_counter, write_floor};

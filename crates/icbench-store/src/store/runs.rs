@@ -58,6 +58,39 @@ impl Store {
         Ok(run)
     }
 
+    /// Stores whole runs as another store or a bundle holds them (issue #31:
+    /// `icbench import -f bundle`), in one transaction: each with its own
+    /// source and provenance (a measured run stays measured), metadata,
+    /// cells, warnings and plan. A failure stores none of them.
+    pub fn insert_runs(&mut self, runs: &[WholeRun<'_>]) -> Result<Vec<RunId>, StoreError> {
+        const OP: &str = "storing whole runs";
+        let path = self.path.as_str();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql(path, OP))?;
+        let mut ids = Vec::with_capacity(runs.len());
+        for r in runs {
+            let run = write_run(&tx, path, r.meta, r.source, r.provenance)?;
+            for c in r.cells {
+                super::cells::write_cell(&tx, path, run, c, None)?;
+            }
+            for w in r.warnings {
+                write_warning(&tx, path, run, w)?;
+            }
+            if let Some((plan, settings)) = r.plan {
+                tx.execute(
+                    "INSERT INTO run_plans (run_id, plan_json, settings_json) VALUES (?1, ?2, ?3)",
+                    params![run.0, plan, settings],
+                )
+                .map_err(sql(path, "storing a run's plan"))?;
+            }
+            ids.push(run);
+        }
+        tx.commit().map_err(sql(path, OP))?;
+        Ok(ids)
+    }
+
     /// Records how a run ended. `floor`, when given, replaces the stored
     /// one; `None` keeps whatever [`Store::set_floor`] stored. `notes`
     /// replaces the run's notes.
@@ -321,4 +354,16 @@ pub(super) fn write_warning(
     )
     .map_err(sql(path, "adding a warning"))?;
     Ok(())
+}
+
+/// A run whole, for [`Store::insert_runs`].
+#[derive(Debug, Clone, Copy)]
+pub struct WholeRun<'a> {
+    pub meta: &'a RunMeta,
+    pub source: &'a RunSource,
+    pub provenance: Option<&'a str>,
+    pub cells: &'a [CellResult],
+    pub warnings: &'a [String],
+    /// The plan and the settings, as [`Store::set_plan`] takes them.
+    pub plan: Option<(&'a str, &'a str)>,
 }

@@ -27,6 +27,9 @@ fn fnv1a64(data: &[u8]) -> u64 {
 const MAX_IMPORT_BYTES: u64 = 64 << 20;
 
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+    if a.format == "bundle" {
+        return crate::cmd::bundle::import(&a.file, &a.db.db, a.db.json);
+    }
     let format = Format::parse_name(&a.format).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
         bad(format!("--format {}: use one of {}", a.format, names.join(", ")))

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod analyse;
+mod bundle;
 mod chip;
 mod doctor;
 mod effects;
@@ -43,6 +44,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Effects(a) => effects::effects(&a),
         Command::Export(a) => analyse::export(&a),
         Command::Import(a) => import::import(&a),
+        Command::Bundle(a) => bundle::bundle(&a),
         Command::Report(a) => analyse::report(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(&roots),

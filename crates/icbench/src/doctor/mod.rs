@@ -11,7 +11,7 @@
 //! themselves stay pure functions of their inputs. Rendering is separate ([`render`]).
 
 mod checks;
-mod machine;
+pub(crate) mod machine;
 pub mod permit;
 pub mod render;
 

@@ -1,0 +1,68 @@
+//! `icbench bundle` and `import -f bundle` (issue #31 item 1): a run written
+//! into a bundle and read into another store shows the same `show --json`
+//! but for its number; a bundle changed by one byte is refused in one line.
+
+mod common;
+
+use std::path::Path;
+
+use common::icbench;
+use serde_json::Value;
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let out = icbench().args(args).arg("--db").arg(db).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "icbench {args:?}: {err}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn show(db: &Path) -> Value {
+    let mut v: Value = serde_json::from_str(&ok(db, &["show", "1", "--json"])).unwrap();
+    v["run_id"] = Value::Null;
+    v
+}
+
+#[test]
+fn a_bundled_run_reimports_to_the_same_view_and_a_changed_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let file = dir.path().join("run.icbench.json");
+    let out = icbench()
+        .args(["run", "-L", "pipe", "-L", "shm", "-s", "64,1K", "--replicates", "3"])
+        .args(["--cell-time", "5ms", "--label", "board A", "--json", "--db"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    common::finished_run(&out, &["run"]);
+    let said = ok(&a, &["bundle", "1", "-o", file.to_str().unwrap()]);
+    assert!(said.contains("1 run (") && said.contains("sha256"), "{said}");
+    let said = ok(&b, &["import", "-f", "bundle", file.to_str().unwrap()]);
+    assert!(said.contains("checked") && said.contains("as run 1"), "{said}");
+    assert_eq!(show(&a), show(&b));
+    // Blocks, histograms and the label travel; so does the plan (a resume
+    // of the copy would know its cells).
+    let v = show(&b);
+    assert_eq!(v["meta"]["label"], "board A");
+    assert!(v["pingpong"][0]["rtt_ns"]["p99"].is_number(), "{}", v["pingpong"][0]);
+    let runs = ok(&b, &["runs", "--json"]);
+    assert!(runs.contains("\"measured\""), "{runs}");
+
+    // One byte changed: refused in one line, exit 2, nothing stored.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.find("\"elapsed_ns\": ").unwrap() + "\"elapsed_ns\": ".len();
+    let mut bytes = text.into_bytes();
+    bytes[at] = if bytes[at] == b'9' { b'8' } else { bytes[at] + 1 };
+    std::fs::write(&file, &bytes).unwrap();
+    let c = dir.path().join("c.db");
+    let out = icbench()
+        .args(["import", "-f", "bundle", file.to_str().unwrap(), "--db"])
+        .arg(&c)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("does not match its SHA-256"), "{err}");
+    let listed = icbench().args(["runs", "--db"]).arg(&c).output().unwrap();
+    assert!(!String::from_utf8_lossy(&listed.stdout).contains("measured"));
+}
