@@ -214,3 +214,30 @@ fn page_names_are_safe_and_distinct() {
         ["stm32mp157-shm.html", "stm32mp157-shm-2.html", "index-2.html", "x--y.html"]
     );
 }
+
+/// A disturbed cell (counters beyond its link's own work) is greyed with
+/// what disturbed it, as the run's list of marked cells says it.
+#[test]
+fn a_disturbed_figure_says_what_disturbed_it() {
+    let mut c = cell("pipe", Pattern::PingPong, 64, None, 5_000);
+    if let CellOutcome::Measured(d) = &mut c.outcome {
+        let mut x = icbench_model::Disturbance { span_ns: 100_000_000, ..Default::default() };
+        x.host.runq_wait_ns = Some(50_000_000);
+        d.disturbance = Some(x);
+    }
+    let view = crate::view::build(7, &crate::testing::meta(), &[c]);
+    let cause = view.pingpong[0].disturbance.as_ref().unwrap().causes.join("; ");
+    assert!(!cause.is_empty());
+    let e = SiteEntry {
+        file: "d.json".into(),
+        board: "host".into(),
+        provenance: Vec::new(),
+        kind: EntryKind::Emulated,
+        runs: vec![view],
+    };
+    let index = &build(&[e])[0].1;
+    let row = rows(index, "rtt")[0];
+    assert!(row.contains("class=\"unq marked\""), "{row}");
+    assert!(row.contains(&crate::svg::esc(&cause)), "{row}\n{cause}");
+    assert!(row.contains("<span class=\"badge emulated\">emulated</span>"), "{row}");
+}
