@@ -16,7 +16,8 @@
 //!    [`model`] are the views of a comparison and of the linear model;
 //! 5. renderers, none importing another: [`table`] for a terminal (with the
 //!    [`terminal`] kit it shares with [`rt`] and [`effects`]), [`json`] and
-//!    [`export`] for scripts, [`html`] (with [`svg`]) for the report.
+//!    [`export`] for scripts, [`html`] (with [`svg`]) for the report,
+//!    [`site`] for the static comparison site of several bundles.
 //!
 //! Nothing here measures, reads the store or prints to a terminal by itself.
 
@@ -37,6 +38,7 @@ pub mod replicates;
 pub mod rows;
 pub mod rt;
 pub mod rthist;
+pub mod site;
 pub mod stats;
 pub mod summary;
 pub mod svg;

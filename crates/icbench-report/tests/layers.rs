@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// What draws a run for a reader; each imports the view, none another.
-const RENDERERS: [&str; 5] = ["table", "html", "export", "json", "rt"];
+const RENDERERS: [&str; 6] = ["table", "html", "export", "json", "rt", "site"];
 
 /// The view and what it is built from: none of these imports a renderer.
 const BELOW_RENDERERS: [&str; 15] = [
