@@ -82,6 +82,9 @@ _icbench() {
             icbench,show)
                 cmd="icbench__subcmd__show"
                 ;;
+            icbench,site)
+                cmd="icbench__subcmd__site"
+                ;;
             icbench,timer)
                 cmd="icbench__subcmd__timer"
                 ;;
@@ -153,6 +156,9 @@ _icbench() {
                 ;;
             icbench__subcmd__help,show)
                 cmd="icbench__subcmd__help__subcmd__show"
+                ;;
+            icbench__subcmd__help,site)
+                cmd="icbench__subcmd__help__subcmd__site"
                 ;;
             icbench__subcmd__help,timer)
                 cmd="icbench__subcmd__help__subcmd__timer"
@@ -257,7 +263,7 @@ _icbench() {
 
     case "${cmd}" in
         icbench)
-            opts="-h -V --sysfs-root --dev-root --help --version run plan runs label show model compare effects export import report bundle floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="-h -V --sysfs-root --dev-root --help --version run plan runs label show model compare effects export import report bundle site floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -623,7 +629,7 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help)
-            opts="run plan runs label show model compare effects export import report bundle floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
+            opts="run plan runs label show model compare effects export import report bundle site floor links timer wakeup irq chip rpmsg remote doctor merge generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1043,6 +1049,20 @@ _icbench() {
             return 0
             ;;
         icbench__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__help__subcmd__site)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2064,6 +2084,36 @@ _icbench() {
             fi
             case "${prev}" in
                 --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sysfs-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dev-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        icbench__subcmd__site)
+            opts="-o -h --output --sysfs-root --dev-root --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

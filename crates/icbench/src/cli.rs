@@ -79,6 +79,10 @@ pub enum Command {
     /// Write runs into one file others can check and re-import: every
     /// block, the floor, the plan, provenance, and a SHA-256 of it all.
     Bundle(BundleArgs),
+    /// Write a static site comparing boards from bundles: an index of
+    /// boards × links × sizes with repeat intervals and verdicts, and a
+    /// page per bundle; it opens from the file system.
+    Site(SiteArgs),
     /// Measure only the floor: cache-line, two-line and 64 B slot round
     /// trips, memcpy bandwidth, and pipe and unix against bare loops.
     Floor(FloorArgs),
@@ -300,6 +304,16 @@ pub struct BundleArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub db: DbArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// The bundles (`icbench bundle` files, e.g. results/*.json).
+    #[arg(required = true, value_name = "BUNDLE")]
+    pub bundles: Vec<PathBuf>,
+    /// The directory to write the site into (made if missing).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -66,3 +66,46 @@ fn a_bundled_run_reimports_to_the_same_view_and_a_changed_one_is_refused() {
     let listed = icbench().args(["runs", "--db"]).arg(&c).output().unwrap();
     assert!(!String::from_utf8_lossy(&listed.stdout).contains("measured"));
 }
+
+/// Issue #31 item 2: `icbench site` over results/ writes an index naming
+/// every board, a page per bundle and the bundles beside them; a changed
+/// bundle is refused in one line and nothing is written.
+#[test]
+fn site_over_the_results_names_every_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results");
+    let mut bundles: Vec<std::path::PathBuf> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".icbench.json"))
+        .collect();
+    bundles.sort();
+    assert!(bundles.len() >= 3);
+    let out_dir = dir.path().join("site");
+    let out = icbench().arg("site").args(&bundles).arg("-o").arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    for b in &bundles {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(b).unwrap()).unwrap();
+        let label = v["runs"][0]["meta"]["label"].as_str().unwrap();
+        assert!(index.contains(label), "{label} not in the index");
+        let name = b.file_name().unwrap();
+        assert!(out_dir.join(name).exists(), "{name:?} not copied");
+        let page = name.to_string_lossy().replace(".icbench.json", ".html");
+        assert!(out_dir.join(&page).exists(), "{page} not written");
+    }
+    assert!(index.contains("published"), "the tables are not labelled published");
+    // A bundle with a byte changed: refused, one line, exit 2.
+    let bad = dir.path().join("bad.icbench.json");
+    let text = std::fs::read_to_string(&bundles[0]).unwrap().replacen(
+        "\"size_bytes\": ",
+        "\"size_bytes\": 1",
+        1,
+    );
+    std::fs::write(&bad, text).unwrap();
+    let other = dir.path().join("other");
+    let out = icbench().args(["site"]).arg(&bad).arg("-o").arg(&other).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+    assert!(!other.exists());
+}

@@ -201,6 +201,41 @@ pub(super) fn throughputs(view: &RunView) -> Vec<Figure> {
         .collect()
 }
 
+/// The run's bulk transfers as throughputs (block × blocks, then one
+/// acknowledgement: the payload rate over the whole transfer), after its
+/// streams: the STM32MP1 tty and netlink tables are bulk transfers.
+pub(super) fn bulk_throughputs(view: &RunView) -> Vec<Figure> {
+    let marks = crate::marks::of(view.rows());
+    let notes = crate::marks::footnotes(view.rows());
+    let judged = not_judged(view);
+    let skip = view.pingpong.len() + view.stream.len() + view.oneway.len();
+    view.bulk
+        .iter()
+        .zip(marks.iter().skip(skip))
+        .map(|(r, m)| {
+            let rate = r.bytes_per_s.filter(|_| r.status == "ok");
+            let why = (r.status != "ok").then(|| not_ok(r.status, &r.reason, r.max_bytes));
+            let st = standing(m, &notes, why, &judged, rate.is_some(), "no payload rate");
+            Figure {
+                run_id: view.run_id,
+                link: m.link.clone(),
+                direction: Some("bulk".into()),
+                size: r.total_bytes,
+                size_text: m.size.clone(),
+                value: rate,
+                text: rate.map_or("—".into(), |v| crate::format::rate(v, "B/s")),
+                extra: r.transfers_per_s.map_or("—".into(), |v| crate::format::rate(v, "/s")),
+                ci: r
+                    .replicates
+                    .as_ref()
+                    .map_or_else(|| once(view, r.status), crate::replicates::ci_short),
+                standing: st,
+                verdict: verdict(view),
+            }
+        })
+        .collect()
+}
+
 /// The CI column of a cell without replicate blocks: an imported one's
 /// was not measured by icbench at all.
 fn once(view: &RunView, status: &str) -> String {

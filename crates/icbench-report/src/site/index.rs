@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::figures::{Figure, round_trips, throughputs};
+use super::figures::{Figure, bulk_throughputs, round_trips, throughputs};
 use super::page::{badge, ci_cell, figure_cell, frame, verdict_class};
 use super::{EntryKind, SiteEntry};
 use crate::svg::esc;
@@ -212,7 +212,11 @@ pub(super) fn page(entries: &[SiteEntry], names: &[String]) -> String {
         rows
     };
     let rtt = gather(round_trips);
-    let tput = gather(throughputs);
+    let tput = gather(|v: &crate::view::RunView| {
+        let mut t = throughputs(v);
+        t.extend(bulk_throughputs(v));
+        t
+    });
     let all: Vec<&Row> = rtt.iter().chain(&tput).collect();
     let f = Filters::of(entries, &all);
     let (controls, css) = filters(&f);
@@ -250,11 +254,11 @@ pub(super) fn page(entries: &[SiteEntry], names: &[String]) -> String {
         );
     }
     if tput.is_empty() {
-        b.push_str("<h3>Throughput</h3><p>No entry has stream cells.</p>");
+        b.push_str("<h3>Throughput</h3><p>No entry has stream or bulk cells.</p>");
     } else {
         let _ = write!(
             b,
-            "<h3>Throughput (stream payload rate)</h3>{}",
+            "<h3>Throughput (payload rate: streams, and bulk transfers of block × blocks)</h3>{}",
             figures_table(entries, names, &f, &tput, "tput", "payload rate", true)
         );
     }

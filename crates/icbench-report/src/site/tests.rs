@@ -241,3 +241,26 @@ fn a_disturbed_figure_says_what_disturbed_it() {
     assert!(row.contains(&crate::svg::esc(&cause)), "{row}\n{cause}");
     assert!(row.contains("<span class=\"badge emulated\">emulated</span>"), "{row}");
 }
+
+/// A board known only by bulk transfers (the STM32MP1 tty and netlink
+/// tables are block × blocks) has its rows in the throughput table, as
+/// payload rates, marked `bulk`.
+#[test]
+fn bulk_transfers_are_throughput_rows() {
+    let mut c = cell("tty:/dev/ttyRPMSG0", Pattern::Bulk, 512, None, 11_970_000);
+    c.key.blocks = Some(2);
+    if let CellOutcome::Measured(d) = &mut c.outcome {
+        (d.messages, d.bytes, d.elapsed_ns) = (1, 1024, 11_970_000);
+    }
+    let entry = SiteEntry {
+        file: "tty.icbench.json".into(),
+        board: "DK2 tty".into(),
+        provenance: Vec::new(),
+        kind: EntryKind::Published,
+        runs: vec![crate::view::build(1, &crate::testing::meta(), &[c])],
+    };
+    let index = &build(&[entry])[0].1;
+    let tput = rows(index, "tput");
+    assert_eq!(tput.len(), 1, "{index}");
+    assert!(tput[0].contains("bulk") && tput[0].contains("kB/s"), "{}", tput[0]);
+}

@@ -17,6 +17,7 @@ mod remote;
 mod rt;
 mod run;
 mod show;
+mod site;
 mod timer;
 mod wakeup;
 
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Export(a) => analyse::export(&a),
         Command::Import(a) => import::import(&a),
         Command::Bundle(a) => bundle::bundle(&a),
+        Command::Site(a) => site::site(&a),
         Command::Report(a) => analyse::report(&a),
         Command::Floor(a) => floor::floor(&a),
         Command::Links => links::links(&roots),
