@@ -54,6 +54,7 @@ class BoardResult:
     merged_as: list = field(default_factory=list)
     already_here: int = 0
     fetched_db: str = ""
+    bundle: str = ""         # the board's runs as one bundle (issue #31 item 5)
     seconds: float = 0.0
 
 
@@ -335,6 +336,12 @@ class BoardRun:
         self.result.already_here = r["already_here"]
         self.say(f"merged into {self.store} as run(s) {', '.join(map(str, r['merged_as'])) or '-'}"
                  f" ({r['already_here']} already there)")
+        if r["merged_as"]:
+            # One bundle per board: its runs whole, to share or compare.
+            out = os.path.join(os.path.dirname(os.path.abspath(self.store)),
+                               f"{self.name}.icbench.json")
+            self.result.bundle = bundle(self.icbench_host, self.store, r["merged_as"], out)
+            self.say(f"bundled → {self.result.bundle}")
 
     def shut_down(self):
         if not self.power_off:
@@ -404,6 +411,16 @@ def merge(icbench, db, board, store):
     entries = json.loads(p.stdout)["merged"]
     return {"merged_as": [i for e in entries for i in e["merged_as"]],
             "already_here": sum(e["already_here"] for e in entries)}
+
+
+def bundle(icbench, store, runs, out):
+    """`icbench bundle RUN… -o OUT --db STORE`; returns OUT."""
+    p = subprocess.run([icbench, "bundle", *map(str, runs), "-o", out, "--db", store],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        msg = (p.stderr.strip().splitlines() or ["no message"])[-1]
+        raise BoardError("bundle", msg)
+    return out
 
 
 def place_of(env, name):

@@ -41,6 +41,10 @@ def test_the_strategy_and_the_fixture_run_and_merge(target, icbench_lab, icbench
                          log=lambda board, msg: lines.append(f"[{board}] {msg}"))
     assert result.ok, f"{result.stage}: {result.reason}\n" + "\n".join(lines)
     assert result.cells_ok == CELLS and len(result.merged_as) == 1, result
+    # The board's runs as one bundle beside the store (issue #31 item 5).
+    assert result.bundle and os.path.exists(result.bundle), result
+    with open(result.bundle) as f:
+        assert len(json.load(f)["runs"]) == 1
     p = subprocess.run([builds.host_binary(), "runs", "--json", "--db", icbench_store],
                        capture_output=True, text=True, check=True)
     runs = json.loads(p.stdout)["runs"]

@@ -124,7 +124,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// The databases to merge in; they are only read.
+    /// The databases (or `icbench bundle` files) to merge in; they are
+    /// only read.
     #[arg(required = true, value_name = "OTHER.db")]
     pub others: Vec<PathBuf>,
     /// The board (or lab place) the databases come from, recorded with each

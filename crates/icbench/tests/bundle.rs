@@ -109,3 +109,21 @@ fn site_over_the_results_names_every_board() {
     assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
     assert!(!other.exists());
 }
+
+/// Issue #31 item 5: `merge` takes bundles as it takes databases — the
+/// runs copied with their board, once.
+#[test]
+fn merge_takes_a_bundle_as_it_takes_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = dir.path().join("lab.db");
+    let tty =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/stm32mp157-tty.icbench.json");
+    let merged = ok(&lab, &["merge", tty.to_str().unwrap(), "--board", "dk2", "--json"]);
+    let v: Value = serde_json::from_str(&merged).unwrap();
+    assert_eq!(v["merged"][0]["merged_as"], serde_json::json!([1]), "{v}");
+    let again = ok(&lab, &["merge", tty.to_str().unwrap(), "--board", "dk2", "--json"]);
+    let v: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(v["merged"][0]["already_here"], 1, "{v}");
+    let shown: Value = serde_json::from_str(&ok(&lab, &["show", "1", "--json"])).unwrap();
+    assert_eq!(shown["bulk"].as_array().unwrap().len(), 11);
+}

@@ -99,13 +99,27 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
     })
 }
 
-/// `icbench import -f bundle FILE`: every run of the bundle stored as it
-/// was, in one transaction, after its hash was checked.
-pub fn import(file: &Path, db: &Path, json_out: bool) -> Result<ExitCode> {
+/// Whether a file starts as JSON does (a bundle), not as SQLite ("SQLite
+/// format 3\0"): how `merge` tells its two kinds of input apart.
+pub fn looks_like_bundle(file: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(file).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    head[..n].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// A bundle file read and its hash checked.
+pub fn read(file: &Path) -> Result<Bundle> {
     let bytes = crate::files::read_bounded(file, icbench_bundle::MAX_BYTES as u64, "bundle")?;
     let text = String::from_utf8(bytes)
         .map_err(|_| bad(format!("{}: not UTF-8 text, so not a bundle", file.display())))?;
-    let b = Bundle::parse(&text).map_err(|e| bad(format!("{}: {e}", file.display())))?;
+    Bundle::parse(&text).map_err(|e| bad(format!("{}: {e}", file.display())))
+}
+
+/// `icbench import -f bundle FILE`: every run of the bundle stored as it
+/// was, in one transaction, after its hash was checked.
+pub fn import(file: &Path, db: &Path, json_out: bool) -> Result<ExitCode> {
+    let b = read(file)?;
     let sources: Vec<RunSource> = b
         .runs
         .iter()

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use icbench_store::Store;
+use icbench_store::{RunId, Store, StoredRun};
 
 use crate::cli::MergeArgs;
 use crate::cmd::show::open_store;
@@ -33,6 +33,47 @@ fn board_of(file: &std::path::Path) -> String {
     }
 }
 
+/// A file's runs: a database's (read through a snapshot, never written),
+/// or a bundle's (issue #31 item 5: `icbench bundle` files merge as
+/// databases do), each bundled run numbered by its place in the file.
+fn runs_of(other: &std::path::Path) -> Result<Vec<StoredRun>> {
+    if crate::cmd::bundle::looks_like_bundle(other) {
+        let b = crate::cmd::bundle::read(other)?;
+        return b
+            .runs
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                Ok(StoredRun {
+                    id: RunId(i as i64 + 1),
+                    source: r
+                        .source
+                        .parse()
+                        .map_err(|e| bad(format!("{}: {e}", other.display())))?,
+                    provenance: r.provenance,
+                    meta: r.meta,
+                    cells: r.cells,
+                    warnings: r.warnings,
+                })
+            })
+            .collect();
+    }
+    let snap = Store::open_snapshot(other).map_err(|e| match e {
+        icbench_store::StoreError::Open { path, source } => {
+            bad(format!("{path}: cannot be read as a database ({source}); nothing was merged"))
+        }
+        e => bad(format!("{e}; nothing was merged")),
+    })?;
+    let runs = snap
+        .store
+        .list_runs()?
+        .iter()
+        .map(|r| snap.store.load_run(r.id))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(e.to_string()))?;
+    Ok(runs)
+}
+
 pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
     // Two files that would be one board are refused before anything is
     // merged: their runs could not be told apart afterwards.
@@ -55,21 +96,9 @@ pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
     let mut report = Vec::new();
     for other in &a.others {
         if !other.is_file() {
-            return Err(bad(format!("{}: no such database file", other.display())));
+            return Err(bad(format!("{}: no such database or bundle file", other.display())));
         }
-        let snap = Store::open_snapshot(other).map_err(|e| match e {
-            icbench_store::StoreError::Open { path, source } => {
-                bad(format!("{path}: cannot be read as a database ({source}); nothing was merged"))
-            }
-            e => bad(format!("{e}; nothing was merged")),
-        })?;
-        let runs = snap
-            .store
-            .list_runs()?
-            .iter()
-            .map(|r| snap.store.load_run(r.id))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| bad(e.to_string()))?;
+        let runs = runs_of(other)?;
         let board = a.board.clone().unwrap_or_else(|| board_of(other));
         let shown = other.display().to_string();
         let merged =

@@ -20,10 +20,7 @@ pub fn site(a: &SiteArgs) -> Result<ExitCode> {
     let mut entries = Vec::new();
     let mut files = std::collections::BTreeSet::new();
     for path in &a.bundles {
-        let bytes = crate::files::read_bounded(path, icbench_bundle::MAX_BYTES as u64, "bundle")?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| bad(format!("{}: not UTF-8 text, so not a bundle", path.display())))?;
-        let b = Bundle::parse(&text).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let b = crate::cmd::bundle::read(path)?;
         let file = file_name(path);
         if !files.insert(file.clone()) {
             return Err(bad(format!(
