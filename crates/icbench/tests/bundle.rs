@@ -35,7 +35,10 @@ fn a_bundled_run_reimports_to_the_same_view_and_a_changed_one_is_refused() {
         .unwrap();
     common::finished_run(&out, &["run"]);
     let said = ok(&a, &["bundle", "1", "-o", file.to_str().unwrap()]);
-    assert!(said.contains("1 run (") && said.contains("sha256"), "{said}");
+    assert!(
+        said.contains("1 run (") && said.contains("blocks) into") && said.contains("sha256"),
+        "{said}"
+    );
     let said = ok(&b, &["import", "-f", "bundle", file.to_str().unwrap()]);
     assert!(said.contains("checked") && said.contains("as run 1"), "{said}");
     assert_eq!(show(&a), show(&b));

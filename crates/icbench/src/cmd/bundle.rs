@@ -53,11 +53,11 @@ pub fn bundle(a: &BundleArgs) -> Result<ExitCode> {
         runs,
     );
     write_file(&a.output, &b.to_json())?;
-    let cells: usize = b.runs.iter().map(|r| r.cells.len()).sum();
+    let cells: usize = b.runs.iter().map(|r| r.cells.len()).sum(); // stored blocks
     let mut out = crate::term::stdout();
     writeln!(
         out,
-        "{} run{} ({cells} cells) into {}, sha256 {}; `icbench import -f bundle {}` reads it back",
+        "{} run{} ({cells} blocks) into {}, sha256 {}; `icbench import -f bundle {}` reads it back",
         b.runs.len(),
         if b.runs.len() == 1 { "" } else { "s" },
         a.output.display(),
