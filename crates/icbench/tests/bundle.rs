@@ -35,11 +35,13 @@ fn a_bundled_run_reimports_to_the_same_view_and_a_changed_one_is_refused() {
         .unwrap();
     common::finished_run(&out, &["run"]);
     let said = ok(&a, &["bundle", "1", "-o", file.to_str().unwrap()]);
+    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         said.contains("1 run (") && said.contains("blocks) into") && said.contains("sha256"),
         "{said}"
     );
     let said = ok(&b, &["import", "-f", "bundle", file.to_str().unwrap()]);
+    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(said.contains("checked") && said.contains("as run 1"), "{said}");
     assert_eq!(show(&a), show(&b));
     // Blocks, histograms and the label travel; so does the plan (a resume

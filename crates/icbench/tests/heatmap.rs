@@ -183,7 +183,7 @@ fn a_plan_over_all_pairs_gives_a_filled_matrix() {
     let text = String::from_utf8_lossy(&check.stdout).to_string();
     let cells = text
         .lines()
-        .find_map(|l| l.split_once(" cells:").and_then(|(n, _)| n.trim().parse::<usize>().ok()))
+        .find_map(|l| l.split_once(" blocks:").and_then(|(n, _)| n.trim().parse::<usize>().ok()))
         .expect(&text);
     if cells > 56 {
         eprintln!("SKIP: all-pairs is {cells} cells here: too many for a test (8 CPUs at most)");

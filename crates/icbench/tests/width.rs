@@ -57,6 +57,13 @@ fn every_command_fits_the_width_it_is_given() {
     commands.push(own(&["compare", "1", "2", "--db", db]));
     commands.push(own(&["model", "1", "--db", db]));
     commands.push(own(&["effects", "1", "--db", db]));
+    // Bundles (issue #31): written, read back into another store, a site.
+    let bundle = dir.path().join("runs.icbench.json");
+    let (bundle, site) = (bundle.to_str().unwrap(), dir.path().join("site"));
+    let other = dir.path().join("other.db");
+    commands.push(own(&["bundle", "1", "2", "-o", bundle, "--db", db]));
+    commands.push(own(&["import", "-f", "bundle", bundle, "--db", other.to_str().unwrap()]));
+    commands.push(own(&["site", bundle, "-o", site.to_str().unwrap()]));
     commands.push(own(&["links"]));
     commands.push(own(&["doctor"]));
     commands.push(own(&["plan", "check", plan.to_str().unwrap()]));

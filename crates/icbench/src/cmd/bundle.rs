@@ -54,16 +54,16 @@ pub fn bundle(a: &BundleArgs) -> Result<ExitCode> {
     );
     write_file(&a.output, &b.to_json())?;
     let cells: usize = b.runs.iter().map(|r| r.cells.len()).sum(); // stored blocks
-    let mut out = crate::term::stdout();
-    writeln!(
-        out,
+    let said = format!(
         "{} run{} ({cells} blocks) into {}, sha256 {}; `icbench import -f bundle {}` reads it back",
         b.runs.len(),
         if b.runs.len() == 1 { "" } else { "s" },
         a.output.display(),
         &b.content_sha256[..16],
         a.output.display()
-    )?;
+    );
+    let width = icbench_report::table::text_width();
+    writeln!(crate::term::stdout(), "{}", icbench_report::format::wrap(&said, width).join("\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -165,8 +165,7 @@ pub fn import(file: &Path, db: &Path, json_out: bool) -> Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
-        writeln!(
-            out,
+        let said = format!(
             "imported {} run{} from the bundle {} (sha256 {} checked) as run{} {}",
             ids.len(),
             if ids.len() == 1 { "" } else { "s" },
@@ -174,7 +173,9 @@ pub fn import(file: &Path, db: &Path, json_out: bool) -> Result<ExitCode> {
             &b.content_sha256[..16],
             if ids.len() == 1 { "" } else { "s" },
             numbers.join(", ")
-        )?;
+        );
+        let width = icbench_report::table::text_width();
+        writeln!(out, "{}", icbench_report::format::wrap(&said, width).join("\n"))?;
     }
     Ok(ExitCode::SUCCESS)
 }

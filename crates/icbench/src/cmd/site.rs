@@ -45,14 +45,15 @@ pub fn site(a: &SiteArgs) -> Result<ExitCode> {
         }
     }
     let runs: usize = entries.iter().map(|e| e.runs.len()).sum();
-    writeln!(
-        crate::term::stdout(),
+    let said = format!(
         "{} bundle{} ({runs} runs) into {}; open {}",
         entries.len(),
         if entries.len() == 1 { "" } else { "s" },
         a.output.display(),
         a.output.join("index.html").display()
-    )?;
+    );
+    let width = icbench_report::table::text_width();
+    writeln!(crate::term::stdout(), "{}", icbench_report::format::wrap(&said, width).join("\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
