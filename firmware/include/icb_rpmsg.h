@@ -143,6 +143,12 @@ struct icb_vring {
 	uint16_t last_avail;	/* next avail entry the device consumes */
 	uint16_t used_idx;	/* shadow of used->idx */
 	uint32_t notifyid;
+	/* 1 (icb_vring_init's default): a malformed chain whose head is in
+	 * range goes back through used with length 0; 0: it is dropped (the
+	 * driver loses that buffer).  icb_rpmsg_init sets 0 on vring 0: Linux
+	 * subtracts the 16-byte header from a received length unchecked, so a
+	 * receive buffer returned with length 0 would be read as a message. */
+	uint8_t return_bad;
 	const struct icb_vring_ops *ops;
 	struct icb_vring_stats st;
 };
@@ -168,11 +174,15 @@ int icb_vring_init(struct icb_vring *vr, void *mem, uint32_t num, uint32_t align
  * Take the next chain the driver made available.  0: *b describes it;
  * -ICB_RPMSG_ENOBUF: nothing available; -ICB_RPMSG_EDESC: its head index,
  * address, length or chain was malformed — the entry is consumed and, if
- * its head index is in range, returned at once through used with length 0,
- * so the next call sees the next entry; -ICB_RPMSG_ERING: avail->idx is
- * more than num ahead (nothing consumed).
+ * its head index is in range and vr->return_bad is set, returned at once
+ * through used with length 0, so the next call sees the next entry;
+ * -ICB_RPMSG_ERING: avail->idx is more than num ahead (nothing consumed).
  */
 int icb_vring_pop(struct icb_vring *vr, struct icb_vbuf *b);
+
+/* Put back the chain the last successful pop took, untouched (the next pop
+ * takes it again): for a buffer too small for what was to be written */
+void icb_vring_unpop(struct icb_vring *vr);
 
 /* Give chain head back with len bytes written; publishes used->idx */
 void icb_vring_push(struct icb_vring *vr, uint16_t head, uint32_t len);
@@ -265,8 +275,9 @@ int icb_rpmsg_init(struct icb_rpmsg *rp, const struct icb_vring *host_rx,
  * One message src → dst into the next host receive buffer, then the host is
  * interrupted (unless it suppressed that).  0; -ICB_RPMSG_ENOBUF: the host
  * posted no free buffer (nothing waits: retry after its kick);
- * -ICB_RPMSG_EDESC: the buffer's descriptor was malformed (refused; retry);
- * -ICB_RPMSG_ETOOLONG: len + 16 exceeds that buffer (returned with length 0).
+ * -ICB_RPMSG_EDESC: the buffer's descriptor was malformed (refused and
+ * dropped, counted in host_rx.st.bad_desc; retry); -ICB_RPMSG_ETOOLONG:
+ * len + 16 exceeds that buffer (left in the ring for a shorter message).
  */
 int icb_rpmsg_send(struct icb_rpmsg *rp, uint32_t src, uint32_t dst, const void *data,
 		   uint32_t len);

@@ -50,6 +50,8 @@ int icb_rpmsg_init(struct icb_rpmsg *rp, const struct icb_vring *host_rx,
 	memset(rp, 0, sizeof(*rp));
 	rp->host_rx = *host_rx;
 	rp->host_tx = *host_tx;
+	/* a receive buffer is never returned without a message (icb_vring) */
+	rp->host_rx.return_bad = 0;
 	rp->epts = epts;
 	rp->nept = nept;
 	rp->scratch = scratch;
@@ -83,8 +85,7 @@ int icb_rpmsg_send(struct icb_rpmsg *rp, uint32_t src, uint32_t dst, const void 
 		return ret;
 	}
 	if (b.len < ICB_RPMSG_HDR_SIZE + len) {
-		icb_vring_push(vr, b.head, 0);
-		icb_vring_notify(vr);
+		icb_vring_unpop(vr);
 		return -ICB_RPMSG_ETOOLONG;
 	}
 	put_le32(b.buf, src);

@@ -111,6 +111,7 @@ int icb_vring_init(struct icb_vring *vr, void *mem, uint32_t num, uint32_t align
 	vr->last_avail = 0;
 	vr->used_idx = 0;
 	vr->notifyid = notifyid;
+	vr->return_bad = 1;
 	vr->ops = ops;
 	vr->st.popped = vr->st.pushed = vr->st.kicks = 0;
 	vr->st.suppressed = vr->st.bad_desc = vr->st.bad_ring = 0;
@@ -183,12 +184,19 @@ int icb_vring_pop(struct icb_vring *vr, struct icb_vbuf *b)
 	}
 	if (!buf) {
 		vr->st.bad_desc++;
-		icb_vring_push(vr, head, 0);
+		if (vr->return_bad)
+			icb_vring_push(vr, head, 0);
 		return -ICB_RPMSG_EDESC;
 	}
 	b->ndesc = n;
 	vr->st.popped++;
 	return 0;
+}
+
+void icb_vring_unpop(struct icb_vring *vr)
+{
+	vr->last_avail--;
+	vr->st.popped--;
 }
 
 void icb_vring_push(struct icb_vring *vr, uint16_t head, uint32_t len)

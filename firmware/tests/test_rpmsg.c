@@ -377,10 +377,14 @@ static void test_ns_and_messages(struct icbt_counts *c, int with_scratch)
 	CHECK(c, t_host_recv(&h, &src, &dst, out) == 1 && out[0] == msg[7]);
 	CHECK(c, icb_rpmsg_send(&rp, 0x401, 0x35b, NULL, 0) == 0);
 	CHECK(c, t_host_recv(&h, &src, &dst, out) == 0);
-	/* 497 bytes do not fit a 512-byte buffer: refused, the buffer returned */
+	/* 497 bytes do not fit a 512-byte buffer: refused, the buffer stays
+	 * posted and takes the next message */
+	i = rp.host_rx.last_avail;
 	CHECK(c, icb_rpmsg_send(&rp, 0x401, 0x35b, msg, 497) == -ICB_RPMSG_ETOOLONG);
-	CHECK(c, t_host_used(&h, 0, &id, &len) == 1 && len == 0);
-	CHECK(c, rp.st.tx_msgs == 7 && rp.host_rx.st.bad_desc == 0);
+	CHECK(c, t_host_used(&h, 0, &id, &len) == 0 && rp.host_rx.last_avail == i);
+	CHECK(c, icb_rpmsg_send(&rp, 0x401, 0x35b, msg, 3) == 0);
+	CHECK(c, t_host_recv(&h, &src, &dst, out) == 3);
+	CHECK(c, rp.st.tx_msgs == 8 && rp.host_rx.st.bad_desc == 0);
 
 	/* the host suppresses interrupts on its rx ring: no kick */
 	h.avail[0]->flags = ICB_VRING_AVAIL_F_NO_INTERRUPT;
@@ -538,13 +542,20 @@ static void test_malformed(struct icbt_counts *c)
 	CHECK(c, t_host_used(&h, 1, &id, &len) && len == 0);
 	CHECK(c, t_host_used(&h, 1, &id, &len) == 0);
 
-	/* the device side: a receive buffer the translate hook refuses */
+	/* the device side: a receive buffer the translate hook refuses is
+	 * dropped, not returned (Linux would read a length-0 buffer as a
+	 * message); the next buffer takes the message */
 	h.reject_da = 1;
 	CHECK(c, icb_rpmsg_send(&rp, 0x400, 9, msg, 4) == -ICB_RPMSG_EDESC);
 	CHECK(c, rp.host_rx.st.bad_desc == 1);
-	CHECK(c, t_host_used(&h, 0, &id, &len) && id == 0 && len == 0);
+	CHECK(c, t_host_used(&h, 0, &id, &len) == 0);
+	h.desc[0][1].len = 18;	/* too short for 16 + 4: stays posted */
+	CHECK(c, icb_rpmsg_send(&rp, 0x400, 9, msg, 4) == -ICB_RPMSG_ETOOLONG);
+	CHECK(c, icb_rpmsg_send(&rp, 0x400, 9, msg, 0) == 0);
+	CHECK(c, t_host_used(&h, 0, &id, &len) && id == 1 && len == 16);
 	CHECK(c, icb_rpmsg_send(&rp, 0x400, 9, msg, 4) == 0);
 	CHECK(c, t_host_recv(&h, &src, &dst, out) == 4 && dst == 9);
+	CHECK(c, rp.host_rx.st.bad_desc == 1 && rp.host_rx.st.popped == 2);
 }
 
 /* (g) the cache hooks around every shared read and write */
