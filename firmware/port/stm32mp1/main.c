@@ -76,7 +76,7 @@ struct icb_mp1_session {
 };
 
 struct icb_mp1_stats {
-	uint32_t kicks_in[4];		/* doorbells from Linux per channel (1..3) */
+	uint32_t kicks_in[5];		/* doorbells from Linux per channel (1..4) */
 	uint32_t kicks_out;		/* doorbells to Linux */
 	uint32_t kick_busy;		/* doorbells whose channel Linux had not freed in time */
 	uint32_t kick_bad_id;		/* kick hook called with a notifyid other than 0, 1 */
@@ -192,6 +192,11 @@ static void icb_mp1_ipcc_service(void)
 	if (sr & ICB_MP1_IPCC_CHF(ICB_MP1_CH_VQ1)) {
 		m->st.kicks_in[ICB_MP1_CH_VQ1]++;
 		ack |= ICB_MP1_IPCC_CHC(ICB_MP1_CH_VQ1);
+	}
+	if (sr & ICB_MP1_IPCC_CHF(ICB_MP1_CH_DETACH)) {
+		if (!m->st.kicks_in[ICB_MP1_CH_DETACH]++)
+			icb_mp1_log("icb mp1: detach request freed, not supported\n");
+		ack |= ICB_MP1_IPCC_CHC(ICB_MP1_CH_DETACH);
 	}
 	if (ack) {
 		ICB_MP1_REG(ICB_MP1_IPCC_C2SCR) = ack;

@@ -30,11 +30,23 @@
  *               Linux allocates the vrings and the rpmsg buffers there,
  *               the image puts nothing there
  */
+/* ST's DK1/DK2 layout; other boards' device trees differ (some have 8 KiB
+ * vrings and the buffers at 0x10044000): override with -D to match */
+#ifndef ICB_MP1_VRING0_DA
 #define ICB_MP1_VRING0_DA	0x10040000u
+#endif
+#ifndef ICB_MP1_VRING1_DA
 #define ICB_MP1_VRING1_DA	0x10041000u
+#endif
+#ifndef ICB_MP1_VRING_LEN
 #define ICB_MP1_VRING_LEN	0x1000u
+#endif
+#ifndef ICB_MP1_VBUF_DA
 #define ICB_MP1_VBUF_DA		0x10042000u
+#endif
+#ifndef ICB_MP1_VBUF_LEN
 #define ICB_MP1_VBUF_LEN	0x4000u
+#endif
 
 /*
  * The vrings: 16 entries aligned to 16 bytes (438 bytes each, within the
@@ -104,6 +116,10 @@
 #define ICB_MP1_CH_VQ0		1u
 #define ICB_MP1_CH_VQ1		2u
 #define ICB_MP1_CH_SHUTDOWN	3u
+/* Newer kernels' device trees add "detach" (<&ipcc 3>, channel 4), sent
+ * with a 200 ms wait when Linux detaches from a remote it attached to; this
+ * image is always loaded by Linux, so it only frees the channel */
+#define ICB_MP1_CH_DETACH	4u
 
 /*
  * --- RCC (RM0436 "Reset and clock control (RCC)"), base 0x50000000.
