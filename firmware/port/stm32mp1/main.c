@@ -11,6 +11,9 @@
  *   "rpmsg-tty"          0x401  icb responder, per Linux address (rpmsg_tty)
  *   "icbench-netlink"    0x402  icb responder (kernel/netlink_bridge)
  *   "rpmsg-sdb-channel"  0x403  icb_sdb: ST's stm32-rpmsg-sdb buffers
+ *   "rpmsg-tty"          0x404  icb_sdb's commands (F/C/E) when Linux runs
+ *                               ST's driver, which has no write(): icbench's
+ *                               sdb link with cmd=/dev/ttyRPMSGn
  *
  *   memory   mp1.h, stm32mp1-cm4.ld: code in RETRAM (device address 0),
  *            the resource table, data and stack in SRAM1/2 (0x10000000);
@@ -47,7 +50,12 @@
 #define ICB_MP1_ADDR_TTY	0x401u
 #define ICB_MP1_ADDR_NL		0x402u
 #define ICB_MP1_ADDR_SDB	0x403u
-#define ICB_MP1_NEPT		4u
+/* Not in the VM rig: ST's stm32-rpmsg-sdb driver has no write(), so on a
+ * real board icbench sends the sdb commands through a second device
+ * (docs/rpmsg.md, sdb, "cmd="): a second rpmsg-tty channel, whose messages
+ * go to icb_sdb (reports still go out on the sdb channel) */
+#define ICB_MP1_ADDR_SDB_CMD	0x404u
+#define ICB_MP1_NEPT		5u
 
 /* The protocol each responder channel speaks (the VM rig's default: icb) */
 #ifndef ICB_MP1_PROTO
@@ -415,6 +423,23 @@ static int icb_mp1_sdb_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, uint3
 	return 0;
 }
 
+/* Commands through the second tty: the reports go to the sdb driver's
+ * address, learnt from its buffer announcements on the sdb channel */
+static int icb_mp1_sdb_cmd_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, uint32_t src,
+			      const uint8_t *data, uint32_t len)
+{
+	struct icb_mp1 *m = &icb_mp1;
+
+	(void)rp;
+	(void)ept;
+	(void)src;
+	if (!m->sdb_peer || icb_sdb_input(&m->sdb, data, len) != ICB_SDB_OK) {
+		m->st.sdb_errors++;
+		return -1;
+	}
+	return 0;
+}
+
 /* --- main -------------------------------------------------------------- */
 
 void icb_mp1_main(void)
@@ -442,6 +467,9 @@ void icb_mp1_main(void)
 	m->epts[3].addr = ICB_MP1_ADDR_SDB;
 	m->epts[3].name = "rpmsg-sdb-channel";
 	m->epts[3].cb = icb_mp1_sdb_cb;
+	m->epts[4].addr = ICB_MP1_ADDR_SDB_CMD;
+	m->epts[4].name = "rpmsg-tty";
+	m->epts[4].cb = icb_mp1_sdb_cmd_cb;
 
 	sdb_plat.ctx = m;
 	sdb_plat.map = icb_mp1_sdb_map;
@@ -482,7 +510,8 @@ void icb_mp1_main(void)
 		icb_mp1_log_hex("icb mp1: announcement failed, error -", (uint32_t)-ret);
 	else
 		icb_mp1_log("icb mp1: announced rpmsg-raw 0x400, rpmsg-tty 0x401, "
-			    "icbench-netlink 0x402, rpmsg-sdb-channel 0x403; serving\n");
+			    "icbench-netlink 0x402, rpmsg-sdb-channel 0x403, "
+			    "rpmsg-tty 0x404 (sdb commands); serving\n");
 	/* 4. serve: messages from vring 1 to the endpoints, polled */
 	for (;;) {
 		icb_mp1_ipcc_service();
