@@ -216,7 +216,7 @@ fn run(v: &RunView) -> String {
     if !tput.is_empty() {
         let _ = write!(
             h,
-            "<h3>Throughput (stream)</h3>{}",
+            "<h3>Throughput (payload rate: streams, and bulk transfers)</h3>{}",
             figures(&tput, "payload rate", "messages", true)
         );
     }

@@ -169,71 +169,85 @@ pub(super) fn round_trips(view: &RunView) -> Vec<Figure> {
         .collect()
 }
 
-/// The run's throughputs: one per stream row, in the run's order.
+/// What a payload-rate row gives its figure: its status and why, its rate,
+/// its direction and size, a second figure, and its blocks.
+struct RateRow<'a> {
+    status: &'static str,
+    reason: &'a Option<String>,
+    max_bytes: Option<u64>,
+    rate: Option<f64>,
+    direction: String,
+    size: u64,
+    extra: String,
+    replicates: &'a Option<crate::replicates::ReplicatesView>,
+}
+
+/// Rate rows as figures, each beside its marks' entry.
+fn rate_figures<'a>(
+    view: &RunView,
+    rows: impl Iterator<Item = (RateRow<'a>, &'a Marked<'a>)>,
+    notes: &[String],
+) -> Vec<Figure> {
+    let judged = not_judged(view);
+    rows.map(|(r, m)| {
+        let rate = r.rate.filter(|_| r.status == "ok");
+        let why = (r.status != "ok").then(|| not_ok(r.status, r.reason, r.max_bytes));
+        let st = standing(m, notes, why, &judged, rate.is_some(), "no payload rate");
+        Figure {
+            run_id: view.run_id,
+            link: m.link.clone(),
+            direction: Some(r.direction),
+            size: r.size,
+            size_text: m.size.clone(),
+            value: rate,
+            text: rate.map_or("—".into(), |v| crate::format::rate(v, "B/s")),
+            extra: r.extra,
+            ci: r
+                .replicates
+                .as_ref()
+                .map_or_else(|| once(view, r.status), crate::replicates::ci_short),
+            standing: st,
+            verdict: verdict(view),
+        }
+    })
+    .collect()
+}
+
+/// The run's throughputs: one per stream row, in the run's order, then
+/// its bulk transfers (block × blocks, then one acknowledgement: the
+/// payload rate over the whole transfer; the STM32MP1 tty and netlink
+/// tables are bulk transfers).
 pub(super) fn throughputs(view: &RunView) -> Vec<Figure> {
     let marks = crate::marks::of(view.rows());
     let notes = crate::marks::footnotes(view.rows());
-    let judged = not_judged(view);
-    view.stream
-        .iter()
-        .zip(marks.iter().skip(view.pingpong.len()))
-        .map(|(r, m)| {
-            let rate = r.bytes_per_s.filter(|_| r.status == "ok");
-            let why = (r.status != "ok").then(|| not_ok(r.status, &r.reason, r.max_bytes));
-            let st = standing(m, &notes, why, &judged, rate.is_some(), "no payload rate");
-            Figure {
-                run_id: view.run_id,
-                link: m.link.clone(),
-                direction: Some(r.direction.clone()),
-                size: r.size_bytes,
-                size_text: m.size.clone(),
-                value: rate,
-                text: rate.map_or("—".into(), |v| crate::format::rate(v, "B/s")),
-                extra: r.msgs_per_s.map_or("—".into(), |v| crate::format::rate(v, "msg/s")),
-                ci: r
-                    .replicates
-                    .as_ref()
-                    .map_or_else(|| once(view, r.status), crate::replicates::ci_short),
-                standing: st,
-                verdict: verdict(view),
-            }
-        })
-        .collect()
-}
-
-/// The run's bulk transfers as throughputs (block × blocks, then one
-/// acknowledgement: the payload rate over the whole transfer), after its
-/// streams: the STM32MP1 tty and netlink tables are bulk transfers.
-pub(super) fn bulk_throughputs(view: &RunView) -> Vec<Figure> {
-    let marks = crate::marks::of(view.rows());
-    let notes = crate::marks::footnotes(view.rows());
-    let judged = not_judged(view);
+    let streams = view.stream.iter().zip(marks.iter().skip(view.pingpong.len())).map(|(r, m)| {
+        let row = RateRow {
+            status: r.status,
+            reason: &r.reason,
+            max_bytes: r.max_bytes,
+            rate: r.bytes_per_s,
+            direction: r.direction.clone(),
+            size: r.size_bytes,
+            extra: r.msgs_per_s.map_or("—".into(), |v| crate::format::rate(v, "msg/s")),
+            replicates: &r.replicates,
+        };
+        (row, m)
+    });
     let skip = view.pingpong.len() + view.stream.len() + view.oneway.len();
-    view.bulk
-        .iter()
-        .zip(marks.iter().skip(skip))
-        .map(|(r, m)| {
-            let rate = r.bytes_per_s.filter(|_| r.status == "ok");
-            let why = (r.status != "ok").then(|| not_ok(r.status, &r.reason, r.max_bytes));
-            let st = standing(m, &notes, why, &judged, rate.is_some(), "no payload rate");
-            Figure {
-                run_id: view.run_id,
-                link: m.link.clone(),
-                direction: Some("bulk".into()),
-                size: r.total_bytes,
-                size_text: m.size.clone(),
-                value: rate,
-                text: rate.map_or("—".into(), |v| crate::format::rate(v, "B/s")),
-                extra: r.transfers_per_s.map_or("—".into(), |v| crate::format::rate(v, "/s")),
-                ci: r
-                    .replicates
-                    .as_ref()
-                    .map_or_else(|| once(view, r.status), crate::replicates::ci_short),
-                standing: st,
-                verdict: verdict(view),
-            }
-        })
-        .collect()
+    let bulk = view.bulk.iter().zip(marks.iter().skip(skip)).map(|(r, m)| {
+        let row = RateRow {
+            status: r.status,
+            reason: &r.reason,
+            max_bytes: r.max_bytes,
+            rate: r.bytes_per_s,
+            direction: "bulk".into(),
+            size: r.total_bytes,
+            extra: r.transfers_per_s.map_or("—".into(), |v| crate::format::rate(v, "/s")),
+            replicates: &r.replicates,
+        };
+        (row, m)
+    });
+    rate_figures(view, streams.chain(bulk), &notes)
 }
 
 /// The CI column of a cell without replicate blocks: an imported one's

@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::figures::{Figure, bulk_throughputs, round_trips, throughputs};
+use super::figures::{Figure, round_trips, throughputs};
 use super::page::{badge, ci_cell, figure_cell, frame, verdict_class};
 use super::{EntryKind, SiteEntry};
 use crate::svg::esc;
@@ -212,11 +212,7 @@ pub(super) fn page(entries: &[SiteEntry], names: &[String]) -> String {
         rows
     };
     let rtt = gather(round_trips);
-    let tput = gather(|v: &crate::view::RunView| {
-        let mut t = throughputs(v);
-        t.extend(bulk_throughputs(v));
-        t
-    });
+    let tput = gather(throughputs);
     let all: Vec<&Row> = rtt.iter().chain(&tput).collect();
     let f = Filters::of(entries, &all);
     let (controls, css) = filters(&f);
