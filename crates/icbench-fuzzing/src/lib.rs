@@ -46,28 +46,51 @@ pub fn import(data: &[u8]) {
 }
 
 /// An import file as [`import`] reads it, and when accepted, the whole way
-/// a user's file goes: stored, loaded back, and shown by every renderer
-/// (about 150 inputs a second: the HTML report draws its figures).
+/// a user's file goes: stored, loaded back, and shown by every renderer.
+///
+/// The store is one in-memory database per thread, renewed every
+/// [`STORE_REUSE`] inputs: creating the schema took 44 % of each input's
+/// time (perf, 2026-11-28), and a run's storing and loading do not depend
+/// on the runs stored before it beyond its id.
 pub fn import_show(data: &[u8]) {
     let Some((&pick, file)) = data.split_first() else { return };
     let format = Format::ALL[usize::from(pick) % Format::ALL.len()];
     let text = String::from_utf8_lossy(file);
     let Ok(imp) = icbench_import::parse(format, &text, &Options::default()) else { return };
-    let mut store = Store::open_in_memory().expect("an in-memory store");
     let source = RunSource::Imported(format.name().to_string());
     let meta = imp.run_meta(format, Vec::new(), 1, Vec::new());
-    let id = match store.import_run(&meta, &source, "fuzz", &imp.cells, &imp.warnings) {
-        Ok(id) => id,
-        // Refusing to store is allowed (a value no column holds), with a
-        // message; what is stored must then be shown.
-        Err(e) => {
-            assert!(!e.to_string().is_empty());
-            return;
+    with_store(|store| {
+        let id = match store.import_run(&meta, &source, "fuzz", &imp.cells, &imp.warnings) {
+            Ok(id) => id,
+            // Refusing to store is allowed (a value no column holds), with
+            // a message; what is stored must then be shown.
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                return;
+            }
+        };
+        let run = store.load_run(id).expect("a stored run loads back");
+        assert_eq!(run.cells.len(), imp.cells.len(), "every imported cell is stored");
+        show(&run);
+    });
+}
+
+/// How many inputs share one in-memory store in [`import_show`].
+pub const STORE_REUSE: u32 = 256;
+
+fn with_store(f: impl FnOnce(&mut Store)) {
+    use std::cell::RefCell;
+    thread_local! {
+        static STORE: RefCell<Option<(Store, u32)>> = const { RefCell::new(None) };
+    }
+    STORE.with_borrow_mut(|slot| {
+        if slot.as_ref().is_none_or(|(_, used)| *used >= STORE_REUSE) {
+            *slot = Some((Store::open_in_memory().expect("an in-memory store"), 0));
         }
-    };
-    let run = store.load_run(id).expect("a stored run loads back");
-    assert_eq!(run.cells.len(), imp.cells.len(), "every imported cell is stored");
-    show(&run);
+        let (store, used) = slot.as_mut().expect("set above");
+        *used += 1;
+        f(store);
+    });
 }
 
 /// Every renderer on a stored run: none may panic or fail to write.
@@ -141,17 +164,60 @@ pub fn units(data: &[u8]) {
 }
 
 /// A database file as a user may hand it over, damaged: opened for
-/// reading, listed, and each run loaded and shown; an error is fine, a
-/// panic is not.
+/// reading, listed, each run loaded, and the view every renderer starts
+/// from built and shown as `show` prints it; an error is fine, a panic is
+/// not.
+///
+/// The input damages a database icbench wrote ([`STORE_SEED`]: a measured
+/// run with repeats and disturbance figures, a two-channel run, two
+/// imported runs) rather than being one: random bytes are almost never a
+/// database, and SQLite refuses them at its header. See [`damage`]. The
+/// other renderers (JSON, CSV, the model, the HTML report with its figures)
+/// take a stored run in [`import_show`], over the import formats' value
+/// ranges; here they would cost ten times the load path they follow.
 pub fn store(data: &[u8]) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("fuzz.db");
-    std::fs::write(&path, data).expect("the file is written");
+    store_file(&damage(STORE_SEED, data));
+}
+
+/// The database [`store`] damages; `seeds/README.md` says how it was made.
+pub const STORE_SEED: &[u8] = include_bytes!("../seeds/store.db");
+
+/// `seed` with the patches `data` describes: each is a 4-byte little-endian
+/// offset (taken modulo the seed's length), a length byte `n` (0–31), and up
+/// to `n` bytes written there; what is left over when the input ends is
+/// cut short.
+pub fn damage(seed: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut out = seed.to_vec();
+    let mut rest = data;
+    while let [a, b, c, d, n, tail @ ..] = rest {
+        let at = u32::from_le_bytes([*a, *b, *c, *d]) as usize % out.len().max(1);
+        let n = usize::from(n % 32).min(tail.len());
+        let end = (at + n).min(out.len());
+        out[at..end].copy_from_slice(&tail[..end - at]);
+        rest = &tail[n..];
+    }
+    out
+}
+
+/// A database file's bytes, whole: written to a file of a temporary
+/// directory this process keeps, then as [`store`] says.
+pub fn store_file(bytes: &[u8]) {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary directory"));
+    let path = dir.path().join(format!("fuzz-{:?}.db", std::thread::current().id()));
+    for end in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{end}", path.display()));
+    }
+    std::fs::write(&path, bytes).expect("the file is written");
     let Ok(store) = Store::open_read_only(&path) else { return };
     let Ok(runs) = store.list_runs() else { return };
     for r in runs.iter().take(8) {
         if let Ok(run) = store.load_run(r.id) {
-            show(&run);
+            let view = icbench_report::build(run.id.0, &run.meta, &run.cells);
+            let mut sink = Vec::new();
+            icbench_report::table::run(&view, &mut sink, icbench_report::table::Detail::Summary)
+                .expect("the table renders");
         }
     }
 }

@@ -90,34 +90,44 @@ fn link_spec_and_units_corpora() {
     }
 }
 
-/// A database icbench wrote (an imported run), then the same file with a
-/// stretch of bytes overwritten at positions through it: each is opened,
-/// listed and shown, or refused — never a panic.
+/// The database the store target damages (four runs: measured, with
+/// repeats, two-channel, imported), whole, then with a stretch of bytes
+/// overwritten at positions through it: each is opened, listed and shown,
+/// or refused — never a panic.
 #[test]
 fn store_corpus_and_a_database_damaged_at_every_page() {
     replay("store", icbench_fuzzing::store);
+    let good = icbench_fuzzing::STORE_SEED;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seed.db");
-    {
-        let mut store = icbench_store::Store::open(&path).unwrap();
-        let text =
-            std::fs::read_to_string(root().join("testdata/import/seed-000-tty.log")).unwrap();
-        let format = icbench_import::Format::SeedTty;
-        let imp = icbench_import::parse(format, &text, &Default::default()).unwrap();
-        let source = icbench_store::RunSource::Imported(format.name().to_string());
-        let meta = imp.run_meta(format, Vec::new(), 1, Vec::new());
-        store.import_run(&meta, &source, "seed", &imp.cells, &imp.warnings).unwrap();
+    std::fs::write(&path, good).unwrap();
+    let store = icbench_store::Store::open_read_only(&path).unwrap();
+    let runs = store.list_runs().unwrap();
+    assert_eq!(runs.len(), 4, "the seed's runs");
+    for r in &runs {
+        assert!(!store.load_run(r.id).unwrap().cells.is_empty(), "run {}", r.id.0);
     }
-    let good = std::fs::read(&path).unwrap();
-    timed("the undamaged database", &good, icbench_fuzzing::store);
+    timed("the undamaged database", &[], icbench_fuzzing::store);
     let mut damaged = 0;
     for at in (0..good.len()).step_by(997) {
-        let mut bad = good.clone();
+        let mut bad = good.to_vec();
         for (i, b) in bad[at..].iter_mut().take(64).enumerate() {
             *b ^= 0x5a ^ (i as u8);
         }
-        timed(&format!("damaged at byte {at}"), &bad, icbench_fuzzing::store);
+        timed(&format!("damaged at byte {at}"), &bad, icbench_fuzzing::store_file);
         damaged += 1;
     }
     assert!(damaged >= 8, "a database of {} bytes", good.len());
+}
+
+/// The store target's patches land where they say, wrap at the end, and
+/// a cut-short patch writes what it has.
+#[test]
+fn damage_patches_the_seed() {
+    let seed = [0u8; 10];
+    assert_eq!(icbench_fuzzing::damage(&seed, &[]), seed);
+    let one = icbench_fuzzing::damage(&seed, &[3, 0, 0, 0, 2, 7, 8]);
+    assert_eq!(one, [0, 0, 0, 7, 8, 0, 0, 0, 0, 0]);
+    let wrapped = icbench_fuzzing::damage(&seed, &[13, 0, 0, 0, 1, 9, 8, 0, 0, 0, 5, 1, 2]);
+    assert_eq!(wrapped, [0, 0, 0, 9, 0, 0, 0, 0, 1, 2]);
 }

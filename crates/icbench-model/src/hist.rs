@@ -95,9 +95,45 @@ impl LatencyHistogram {
         self.hist.stdev()
     }
 
-    /// The value at quantile `q` (0.0 ..= 1.0), ns.
+    /// The value at quantile `q` (0.0 ..= 1.0), ns: the highest value of
+    /// the bucket holding the `ceil(q × len)`-th smallest value (the lowest
+    /// for `q = 0`), as HdrHistogram's `value_at_quantile` answers, except
+    /// that counts whose sum an `f64` cannot hold exactly still reach the
+    /// last bucket (that function answers 0 there, and its several-quantile
+    /// form panics: a cyclictest import of 10¹⁷-count buckets, issue #30).
     pub fn quantile_ns(&self, q: f64) -> u64 {
-        self.hist.value_at_quantile(q)
+        self.quantiles_ns(&[q])[0]
+    }
+
+    /// [`quantile_ns`] at each of `qs`, which are in increasing order, in
+    /// one pass over the buckets: a curve of a hundred points at the cost
+    /// of one.
+    ///
+    /// [`quantile_ns`]: LatencyHistogram::quantile_ns
+    pub fn quantiles_ns(&self, qs: &[f64]) -> Vec<u64> {
+        debug_assert!(qs.windows(2).all(|w| w[0] <= w[1]), "{qs:?}");
+        let total = self.hist.len();
+        if total == 0 {
+            return vec![0; qs.len()];
+        }
+        let mut buckets = self.hist.iter_recorded();
+        let (mut seen, mut at) = (0u64, 0u64);
+        qs.iter()
+            .map(|&q| {
+                let q = q.clamp(0.0, 1.0);
+                let target = ((q * total as f64).ceil() as u64).clamp(1, total);
+                while seen < target {
+                    let Some(b) = buckets.next() else { break };
+                    seen = seen.saturating_add(b.count_at_value());
+                    at = b.value_iterated_to();
+                }
+                if q == 0.0 {
+                    self.hist.lowest_equivalent(at)
+                } else {
+                    self.hist.highest_equivalent(at)
+                }
+            })
+            .collect()
     }
 
     /// The underlying HDR histogram, for statistics that need the buckets.
@@ -177,6 +213,34 @@ mod tests {
         for q in [0.0, 0.5, 0.9, 0.99, 1.0] {
             assert_eq!(back.quantile_ns(q), h.quantile_ns(q));
         }
+    }
+
+    #[test]
+    fn quantiles_are_hdrhistograms_in_one_pass() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=5_000u64 {
+            h.record(v * v % 7_919 + 50);
+        }
+        h.record(3_000_000);
+        let mut qs: Vec<f64> = (0..=200).map(|k| f64::from(k) / 200.0).chain([0.9999]).collect();
+        qs.sort_by(f64::total_cmp);
+        let theirs: Vec<u64> = qs.iter().map(|&q| h.inner().value_at_quantile(q)).collect();
+        assert_eq!(h.quantiles_ns(&qs), theirs);
+        assert_eq!(h.quantile_ns(0.0), h.inner().lowest_equivalent(h.inner().min()));
+        assert_eq!(h.quantile_ns(1.0), h.inner().highest_equivalent(3_000_000));
+        assert_eq!(LatencyHistogram::new().quantiles_ns(&[0.5, 1.0]), [0, 0]);
+    }
+
+    #[test]
+    fn counts_past_an_f64s_precision_still_reach_the_last_bucket() {
+        // The property test's find: q × len rounds above len.
+        let mut h = LatencyHistogram::new();
+        h.record_n(1_000, 46_830_310_032_496_223);
+        h.record_n(592_562_821, 62_684_960_010_690_939);
+        h.record_n(37_018_264, 85_058_876_102_141_093);
+        let top = h.inner().highest_equivalent(592_562_821);
+        assert_eq!(h.quantile_ns(1.0), top);
+        assert_eq!(h.quantiles_ns(&[0.5, 0.999_999, 1.0])[2], top);
     }
 
     #[test]

@@ -37,10 +37,9 @@ pub fn percentile_curve(h: &LatencyHistogram) -> Vec<(f64, f64)> {
         .collect();
     ps.sort_by(f64::total_cmp);
     ps.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
-    ps.into_iter()
-        .filter(|p| 1.0 / (1.0 - p) <= n * (1.0 + 1e-9))
-        .map(|p| (p, h.quantile_ns(p) as f64))
-        .collect()
+    ps.retain(|p| 1.0 / (1.0 - p) <= n * (1.0 + 1e-9));
+    let values = h.quantiles_ns(&ps);
+    ps.into_iter().zip(values).map(|(p, v)| (p, v as f64)).collect()
 }
 
 /// The indices of a percentile curve's points at the
@@ -61,10 +60,10 @@ pub fn cdf(h: &LatencyHistogram) -> Vec<(f64, f64)> {
     if h.is_empty() {
         return Vec::new();
     }
+    let fs: Vec<f64> = (0..=CDF_POINTS).map(|k| f64::from(k) / f64::from(CDF_POINTS)).collect();
     let mut out: Vec<(f64, f64)> = Vec::new();
-    for k in 0..=CDF_POINTS {
-        let f = f64::from(k) / f64::from(CDF_POINTS);
-        let v = h.quantile_ns(f) as f64;
+    for (f, v) in fs.iter().copied().zip(h.quantiles_ns(&fs)) {
+        let v = v as f64;
         match out.last_mut() {
             Some(last) if last.0 >= v => last.1 = f,
             _ => out.push((v, f)),
