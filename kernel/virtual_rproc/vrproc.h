@@ -115,8 +115,12 @@ struct vrproc {
 	struct vdev_ring host_tx;	/* vring1: Linux → device */
 	bool dead;			/* crashed: serves nothing until stopped */
 	u64 clock;			/* session LRU counter */
-	u64 nmsg;			/* fault counters */
-	u64 nreply;
+	/* fault counters, only taken modulo drop_every/corrupt_every: 32 bits,
+	 * because `u64 % u32` is a libgcc call (__aeabi_uldivmod) that a 32-bit
+	 * ARM kernel does not export (modpost: undefined); a wrap after 2^32
+	 * messages shifts the every-Nth pattern once */
+	u32 nmsg;
+	u32 nreply;
 	struct vrproc_session sess[VRPROC_NSESS];
 	struct icb_sdb sdb;		/* the sdb channel's buffers (firmware/) */
 	u32 sdb_peer;			/* Linux's endpoint on the sdb channel */
