@@ -272,6 +272,15 @@ check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
 
 say "{\"name\":\"clocksource-at-end\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\"}}"
 say "{\"name\":\"remote-stats\",\"expect\":\"info\",\"result\":{\"stats\":\"$(stats)\"}}"
+# The library's cache hooks (issue #34 item 4): each message the remote sent
+# cleans its buffer, the used element and the used index (3 calls); each it
+# took cleans the element and index it gave back (2); every buffer taken
+# invalidates the avail index, the ring entry and the descriptor (3), and a
+# received one its header too (1 more).  The counts only add beyond these.
+say "$(stats | awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
+  END { tx = v["tx_msgs"]; rx = v["rx_msgs"]; ok = (tx > 0 && rx > 0 &&
+        v["cache_clean"] >= 3 * tx + 2 * rx && v["cache_inval"] >= 3 * tx + 4 * rx)
+        printf "{\"name\":\"remote-cache-hooks\",\"expect\":\"present\",\"result\":{\"present\":%d,\"tx\":%d,\"rx\":%d,\"clean\":%d,\"inval\":%d}}", ok, tx, rx, v["cache_clean"], v["cache_inval"] }')"
 echo stop > "$RP/state"
 wait_state offline stop
 # unloading with the remote running tears it down through rproc_del
