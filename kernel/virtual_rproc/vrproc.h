@@ -29,6 +29,7 @@
 #include "icb_responder.h"
 #include "icb_rpmsg.h"
 #include "icb_sdb.h"
+#include "icb_session.h"
 
 /* The remote's private memory ("SRAM"): where the ELF image is loaded and
  * where the loaded resource table lives (rproc_elf_find_loaded_rsc_table).
@@ -51,20 +52,6 @@
 
 struct vrproc;
 
-/* One conversation: a remote address and the Linux endpoint talking to it.
- * Each has its own responder, as two programs on an MCU would. */
-struct vrproc_session {
-	struct vrproc *vp;
-	u32 local;		/* remote (device) address */
-	u32 peer;		/* Linux endpoint address */
-	enum icb_proto proto;
-	u64 last_use;
-	bool used;
-	struct icb_responder resp;
-	u8 rx[VRPROC_MTU];
-	u8 tx[VRPROC_MTU];
-};
-
 /* Counted over the module's life: the library's own counters (struct
  * icb_rpmsg_stats, per boot) are added in at each start and when shown. */
 struct vrproc_stats {
@@ -78,7 +65,7 @@ struct vrproc_stats {
 	u64 no_recipient;	/* messages to an address nobody serves */
 	u64 bad_msgs;		/* malformed headers, descriptors, rings, sdb input */
 	u64 send_errors;	/* replies that could not be sent */
-	u64 sessions_evicted;
+	u64 sessions_evicted;	/* the session table's, added in as the library's */
 	u64 boots, crashes;
 	u64 cache_inval;	/* the library's invalidate hook calls (nothing to do here) */
 	u64 cache_clean;	/* the library's clean hook calls (nothing to do here) */
@@ -100,10 +87,12 @@ struct vrproc {
 	struct icb_rpmsg rp;		/* vring0 (device → Linux), vring1 and endpoints */
 	struct icb_rpmsg_ept epts[VRPROC_NCHAN];
 	bool dead;			/* crashed: serves nothing until stopped */
-	u64 clock;			/* session LRU counter */
 	u64 nmsg;			/* fault counters */
 	u64 nreply;
-	struct vrproc_session sess[VRPROC_NSESS];
+	/* a responder per (channel, Linux address), as separate programs on an
+	 * MCU would keep them (firmware/src/icb_session.c, as the M4 port) */
+	struct icb_session sess[VRPROC_NSESS];
+	struct icb_sessions sessions;
 	struct icb_sdb sdb;		/* the sdb channel's buffers (firmware/) */
 	u32 sdb_peer;			/* Linux's endpoint on the sdb channel */
 	u8 inbuf[VRPROC_BUF_SIZE];	/* a message, copied out of its buffer */

@@ -240,10 +240,10 @@ static int vrproc_start(struct rproc *rproc)
 	vp->rsc = NULL;
 	vp->dead = false;
 	vp->nmsg = vp->nreply = 0;
-	memset(vp->sess, 0, sizeof(vp->sess));
 	/* the last boot's library counters join the module's, then restart */
 	vrproc_fold_stats(vp, &vp->st);
 	memset(&vp->rp, 0, sizeof(vp->rp));
+	memset(&vp->sessions, 0, sizeof(vp->sessions));
 	atomic_set(&vp->kicked, 0);
 	atomic_set(&vp->crash_req, 0);
 

@@ -20,10 +20,10 @@
  *     mailbox interrupt takes on real hardware.
  *  Linux's kick (rproc_ops.kick) wakes the thread.
  *
- * What stays here, not in the library: the sessions (a responder per
- * (channel, Linux address) pair, as separate programs on an MCU), the
- * sdb channel's wiring, and the faults (module parameters, vrproc_main.c),
- * applied per message.
+ * The responder sessions are firmware/'s too (icb_session.c: one per
+ * (channel, Linux address) pair, as the M4 port keeps them).  What stays
+ * here: the sdb channel's wiring and the faults (module parameters,
+ * vrproc_main.c), applied per message.
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -82,12 +82,11 @@ static int vrproc_send(struct vrproc *vp, u32 src, u32 dst, const void *data, si
 	}
 }
 
-/* icb_platform.send: one responder reply = one rpmsg message; the
+/* A session's reply (icb_sessions_ops.send): one rpmsg message; the
  * corrupt_every fault flips a byte of a copy before it is published. */
-static int vrproc_port_send(void *ctx, const uint8_t *buf, size_t len)
+static int vrproc_session_send(void *ctx, u32 local, u32 peer, const uint8_t *buf, size_t len)
 {
-	struct vrproc_session *s = ctx;
-	struct vrproc *vp = s->vp;
+	struct vrproc *vp = ctx;
 	struct vrproc_faults f;
 
 	vrproc_get_faults(&f);
@@ -99,65 +98,23 @@ static int vrproc_port_send(void *ctx, const uint8_t *buf, size_t len)
 		vp->st.corrupted++;
 		buf = vp->outbuf;
 	}
-	return vrproc_send(vp, s->local, s->peer, buf, len) ? -1 : 0;
+	return vrproc_send(vp, local, peer, buf, len) ? -1 : 0;
 }
 
-/* icb_platform.now: the remote shares the guest's clock. */
-static uint64_t vrproc_port_now(void *ctx)
+/* The responders' clock: the remote shares the guest's. */
+static uint64_t vrproc_now(void *ctx)
 {
 	return ktime_get_raw_ns();
 }
 
-static int vrproc_session_init(struct vrproc_session *s, enum icb_proto proto)
+static void vrproc_sessions_init(struct vrproc *vp)
 {
-	struct icb_responder_config cfg;
-	struct icb_platform plat = {
-		.ctx = s, .send = vrproc_port_send, .now = vrproc_port_now,
+	struct icb_sessions_ops ops = {
+		.ctx = vp, .send = vrproc_session_send, .now = vrproc_now,
+		.clock_hz = 1000000000u, .clock_id = ICB_CLOCK_MONOTONIC_RAW,
 	};
 
-	icb_responder_config_default(&cfg);
-	cfg.proto = proto;
-	cfg.clock_hz = 1000000000u;
-	cfg.clock_id = ICB_CLOCK_MONOTONIC_RAW;
-	s->proto = proto;
-	return icb_responder_init(&s->resp, &cfg, &plat, s->rx, sizeof(s->rx),
-				  s->tx, sizeof(s->tx));
-}
-
-/* The session of (local, peer), created (or the least recently used one
- * recycled) on first contact; re-initialised when its channel's protocol
- * parameter changed. */
-static struct vrproc_session *vrproc_session(struct vrproc *vp, u32 local, u32 peer)
-{
-	enum icb_proto proto = vrproc_chan_proto(local);
-	struct vrproc_session *s = NULL, *lru = &vp->sess[0];
-	int i;
-
-	for (i = 0; i < VRPROC_NSESS; i++) {
-		struct vrproc_session *c = &vp->sess[i];
-
-		if (c->used && c->local == local && c->peer == peer) {
-			s = c;
-			break;
-		}
-		if (!c->used || (lru->used && c->last_use < lru->last_use))
-			lru = c;
-	}
-	if (!s) {
-		s = lru;
-		if (s->used)
-			vp->st.sessions_evicted++;
-		s->used = true;
-		s->vp = vp;
-		s->local = local;
-		s->peer = peer;
-		if (vrproc_session_init(s, proto))
-			return NULL;
-	} else if (s->proto != proto && vrproc_session_init(s, proto)) {
-		return NULL;
-	}
-	s->last_use = ++vp->clock;
-	return s;
+	icb_sessions_init(&vp->sessions, vp->sess, VRPROC_NSESS, &ops);
 }
 
 /*
@@ -216,7 +173,6 @@ static int vrproc_ept_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, u32 sr
 			 const u8 *data, u32 len)
 {
 	struct vrproc *vp = ept->priv;
-	struct vrproc_session *s;
 	struct vrproc_faults f;
 
 	vrproc_get_faults(&f);
@@ -233,8 +189,10 @@ static int vrproc_ept_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, u32 sr
 			vp->st.bad_msgs++;
 		return 0;
 	}
-	s = vrproc_session(vp, ept->addr, src);
-	if (!s || icb_responder_input(&s->resp, data, len))
+	/* the session of (channel, Linux address), in the channel's protocol
+	 * parameter (re-started when that changed) */
+	if (icb_sessions_input(&vp->sessions, ept->addr, src, vrproc_chan_proto(ept->addr), data,
+			       len))
 		vp->st.send_errors++;
 	return 0;
 }
@@ -352,6 +310,7 @@ void vrproc_fold_stats(struct vrproc *vp, struct vrproc_stats *out)
 	out->rx_bytes += r->rx_bytes;
 	out->tx_bytes += r->tx_bytes;
 	out->no_recipient += r->no_recipient;
+	out->sessions_evicted += vp->sessions.evicted;
 	out->bad_msgs += r->bad_msgs + vp->rp.host_rx.st.bad_desc + vp->rp.host_tx.st.bad_desc +
 			 vp->rp.host_rx.st.bad_ring + vp->rp.host_tx.st.bad_ring;
 }
@@ -389,6 +348,7 @@ static int vrproc_bring_up(struct vrproc *vp)
 		return -EINVAL;
 	vp->rsc = v;
 	vrproc_hooks(vp);
+	vrproc_sessions_init(vp);
 	vrproc_sdb_init(vp);
 	for (i = 0; i < VRPROC_NCHAN; i++)
 		vp->epts[i] = (struct icb_rpmsg_ept){
