@@ -157,6 +157,30 @@ if [ -n "${icb_sdb_sweep:-}" ]; then
     say "@@ICB-VM-DB-END@@"
 fi
 unset ICB_RUN_TIMEOUT
+# VM_RIG_BUNDLE=FILE on the host (issue #31 item 3): a run of figures, not
+# checks (icbench's default repeats and cell time), over every rpmsg link
+# with the icb protocol and over sdb, written as one bundle here, where the
+# machine facts are the guest's, and left on the console for scripts/vm-rig.
+run_id() { "${ICB_BIN:-/icb/icbench}" show latest --json --db "${ICB_DB:-/tmp/icb.db}" 2>/dev/null |
+    sed -n 's/^ *"run_id": \([0-9]*\),*$/\1/p' | head -n 1; }
+if [ -n "${icb_bundle:-}" ] && has_link sdb; then
+    board="VM rig: Linux $(uname -r) rpmsg stack, virtual remote ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), emulated)"
+    for proto in proto_raw proto_tty proto_nl; do echo icb > $P/$proto; done
+    ICB_RUN_TIMEOUT=1800 icb_run "bundle/rpmsg" icbench \
+        "rpmsg-ctrl:/dev/rpmsg_ctrl0?name=icbench&dst=1024" icb -p pingpong -p stream \
+        -s 16,256,496 -L "rpmsg:$RAW" -L tty:/dev/ttyRPMSG0 -L netlink-bridge --replicates 3
+    first=$(run_id)
+    "${ICB_BIN:-/icb/icbench}" label latest "$board" --db "${ICB_DB:-/tmp/icb.db}" >/dev/null
+    ICB_RUN_TIMEOUT=1800 icb_run "bundle/sdb" icbench "$SDB" raw -p pingpong -p stream \
+        -s 4K,64K,1M --replicates 3 --timeout 20s
+    "${ICB_BIN:-/icb/icbench}" label latest "$board" --db "${ICB_DB:-/tmp/icb.db}" >/dev/null
+    "${ICB_BIN:-/icb/icbench}" bundle "$first" "$(run_id)" -o "$T/rig.icbench.json" \
+        --db "${ICB_DB:-/tmp/icb.db}" >/dev/null 2>"$T/err"
+    say "{\"name\":\"bundle/written\",\"expect\":\"info\",\"result\":{\"bytes\":$(wc -c <"$T/rig.icbench.json" 2>/dev/null || echo 0),\"err\":\"$(head -c 200 "$T/err" | jstr)\"}}"
+    say "@@ICB-VM-BUNDLE-BEGIN@@"
+    base64 "$T/rig.icbench.json"
+    say "@@ICB-VM-BUNDLE-END@@"
+fi
 # a remote that damages every buffer it fills or reads: each stream cell
 # fails either way, naming the byte
 echo 1 > $P/corrupt_every
@@ -276,6 +300,15 @@ check "fault/crash-auto/rpmsg" clean 60 vmcheck dev "$RAW" 20 64
 
 say "{\"name\":\"clocksource-at-end\",\"expect\":\"info\",\"result\":{\"clocksource\":\"$(cat $CS)\"}}"
 say "{\"name\":\"remote-stats\",\"expect\":\"info\",\"result\":{\"stats\":\"$(stats)\"}}"
+# The library's cache hooks (issue #34 item 4): each message the remote sent
+# cleans its buffer, the used element and the used index (3 calls); each it
+# took cleans the element and index it gave back (2); every buffer taken
+# invalidates the avail index, the ring entry and the descriptor (3), and a
+# received one its header too (1 more).  The counts only add beyond these.
+say "$(stats | awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
+  END { tx = v["tx_msgs"]; rx = v["rx_msgs"]; ok = (tx > 0 && rx > 0 &&
+        v["cache_clean"] >= 3 * tx + 2 * rx && v["cache_inval"] >= 3 * tx + 4 * rx)
+        printf "{\"name\":\"remote-cache-hooks\",\"expect\":\"present\",\"result\":{\"present\":%d,\"tx\":%d,\"rx\":%d,\"clean\":%d,\"inval\":%d}}", ok, tx, rx, v["cache_clean"], v["cache_inval"] }')"
 echo stop > "$RP/state"
 wait_state offline stop
 # unloading with the remote running tears it down through rproc_del

@@ -22,8 +22,8 @@
  * No allocation, no globals, no OS types: the caller owns every struct and
  * the port supplies, in struct icb_vring_ops, how a device address becomes
  * a pointer, the memory barriers, the doorbell to the host and the D-cache
- * maintenance.  The same code is meant to run on an MCU and inside the
- * kernel module (issue #34 item 2; the module does not use it yet).
+ * maintenance.  The same code runs on an MCU (port/stm32mp1) and inside
+ * the VM rig's kernel module (kernel/virtual_rproc/vrproc_serve.c).
  */
 #ifndef ICB_RPMSG_H
 #define ICB_RPMSG_H

@@ -28,6 +28,7 @@ void test_golden(struct icbt_counts *c, const char *dir);
 void test_onchip(struct icbt_counts *c);
 void test_sdb(struct icbt_counts *c);
 void test_rpmsg(struct icbt_counts *c);
+void test_session(struct icbt_counts *c);
 
 /* Helpers shared by the suites */
 void icbt_pattern(uint8_t *buf, size_t n);

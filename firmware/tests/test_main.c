@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 	test_responder(&c);
 	test_sdb(&c);
 	test_rpmsg(&c);
+	test_session(&c);
 	test_golden(&c, argv[1]);
 	test_onchip(&c);
 	printf("%lu passed, %lu failed\n", c.passed, c.failed);

@@ -240,9 +240,10 @@ static int vrproc_start(struct rproc *rproc)
 	vp->rsc = NULL;
 	vp->dead = false;
 	vp->nmsg = vp->nreply = 0;
-	memset(vp->sess, 0, sizeof(vp->sess));
-	memset(&vp->host_rx, 0, sizeof(vp->host_rx));
-	memset(&vp->host_tx, 0, sizeof(vp->host_tx));
+	/* the last boot's library counters join the module's, then restart */
+	vrproc_fold_stats(vp, &vp->st);
+	memset(&vp->rp, 0, sizeof(vp->rp));
+	memset(&vp->sessions, 0, sizeof(vp->sessions));
 	atomic_set(&vp->kicked, 0);
 	atomic_set(&vp->crash_req, 0);
 
@@ -299,16 +300,19 @@ static const struct rproc_ops vrproc_ops = {
 static ssize_t stats_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	struct vrproc *vp = dev_get_drvdata(dev);
-	const struct vrproc_stats *s = &vp->st;
+	struct vrproc_stats st;
+	const struct vrproc_stats *s = &st;
 
+	vrproc_fold_stats(vp, &st);
 	/* read racily while the thread runs: counters, not a snapshot */
 	return sysfs_emit(buf,
 		"rx_msgs %llu\ntx_msgs %llu\nrx_bytes %llu\ntx_bytes %llu\nkicks %llu\n"
 		"irqs %llu\ndropped %llu\ncorrupted %llu\nno_recipient %llu\nbad_msgs %llu\n"
-		"send_errors %llu\nsessions_evicted %llu\nboots %llu\ncrashes %llu\n",
+		"send_errors %llu\nsessions_evicted %llu\nboots %llu\ncrashes %llu\n"
+		"cache_inval %llu\ncache_clean %llu\n",
 		s->rx_msgs, s->tx_msgs, s->rx_bytes, s->tx_bytes, s->kicks, s->irqs,
 		s->dropped, s->corrupted, s->no_recipient, s->bad_msgs, s->send_errors,
-		s->sessions_evicted, s->boots, s->crashes);
+		s->sessions_evicted, s->boots, s->crashes, s->cache_inval, s->cache_clean);
 }
 static DEVICE_ATTR_RO(stats);
 

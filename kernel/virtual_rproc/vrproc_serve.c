@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The remote's "firmware": the rpmsg layer a Cortex-M runs under OpenAMP or
- * rpmsg-lite, executed by a kernel thread pinned to one CPU.
+ * The remote's "firmware", executed by a kernel thread pinned to one CPU:
+ * the portable RPMsg remote of firmware/ (icb_rpmsg.c over icb_vring.c, the
+ * code the STM32MP1's Cortex-M4 port runs, issue #34 item 2) on this
+ * kernel's memory, barriers and interrupt (struct icb_vring_ops below).
  *
  *  1. wait until Linux's virtio driver sets DRIVER_OK in the loaded resource
- *     table (OpenAMP: rproc_virtio_wait_remote_ready polls the same byte);
- *  2. map both vrings from the device addresses Linux wrote into the table;
- *  3. announce the channels to the name service (address 53, struct
- *     rpmsg_ns_msg, RPMSG_NS_CREATE) — this is what makes rpmsg_char,
- *     rpmsg_tty and the netlink bridge probe;
- *  4. serve: each message Linux put into vring1 goes to the session of its
- *     (dst, src) pair, whose icb responder (firmware/, the MCU code) answers
- *     through icb_platform.send → one rpmsg message into a vring0 buffer;
- *     after a message is written, Linux is signalled with rproc_vq_interrupt,
- *     the path a mailbox interrupt takes on real hardware.
+ *     table (icb_rsc_vdev_ready; OpenAMP's rproc_virtio_wait_remote_ready
+ *     polls the same byte);
+ *  2. view both vrings at the device addresses Linux wrote into the table
+ *     (icb_rpmsg_init_rsc, through the translate hook);
+ *  3. announce the channels to the name service (icb_rpmsg_announce) — this
+ *     is what makes rpmsg_char, rpmsg_tty and the netlink bridge probe;
+ *  4. serve: icb_rpmsg_recv_one copies each message Linux put into vring1
+ *     out, returns the buffer and calls the endpoint of its destination,
+ *     whose session's icb responder (firmware/, the MCU code) answers
+ *     through icb_platform.send → icb_rpmsg_send, one message into a vring0
+ *     buffer; the library's kick hook is rproc_vq_interrupt, the path a
+ *     mailbox interrupt takes on real hardware.
  *  Linux's kick (rproc_ops.kick) wakes the thread.
  *
- * Faults (module parameters, vrproc_main.c) are applied per message here.
+ * The responder sessions are firmware/'s too (icb_session.c: one per
+ * (channel, Linux address) pair, as the M4 port keeps them).  What stays
+ * here: the sdb channel's wiring and the faults (module parameters,
+ * vrproc_main.c), applied per message.
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -51,121 +58,63 @@ static void vrproc_wait(struct vrproc *vp, long timeout)
 }
 
 /*
- * Send one rpmsg message to Linux: take a buffer Linux made available in
- * vring0, write header and payload, return it through the used ring, signal.
- * Waits (like firmware does) while Linux has no free receive buffer.
+ * Send one rpmsg message to Linux (icb_rpmsg_send: a vring0 buffer, header
+ * and payload, the used ring, the interrupt).  Waits, as firmware does,
+ * while Linux has no free receive buffer; a malformed descriptor is refused
+ * by the library (counted) and the next one tried.
  */
-static int vrproc_send(struct vrproc *vp, u32 src, u32 dst, const void *data,
-		       size_t len, bool corrupt)
+static int vrproc_send(struct vrproc *vp, u32 src, u32 dst, const void *data, size_t len)
 {
-	struct vdev_ring *r = &vp->host_rx;
-	struct vrproc_hdr *h;
-	u32 blen;
-	u16 head;
+	int ret;
 
 	if (len > VRPROC_MTU)
 		return -EMSGSIZE;
-	while (!vdr_peek(r, &head)) {
+	for (;;) {
+		ret = icb_rpmsg_send(&vp->rp, src, dst, data, len);
+		if (!ret)
+			return 0;
+		if (ret != -ICB_RPMSG_ENOBUF && ret != -ICB_RPMSG_EDESC)
+			return -EFAULT;
 		if (vrproc_halted(vp))
 			return -ESHUTDOWN;
-		vrproc_wait(vp, HZ / 10);
+		if (ret == -ICB_RPMSG_ENOBUF)
+			vrproc_wait(vp, HZ / 10);
 	}
-	h = vdr_buf(r, vp->rproc, head, &blen);
-	if (!h || blen < VRPROC_HDR_SIZE + len) {
-		vp->st.bad_msgs++;
-		return -EFAULT;
-	}
-	vdr_consume(r);
-	h->src = cpu_to_le32(src);
-	h->dst = cpu_to_le32(dst);
-	h->reserved = 0;
-	h->len = cpu_to_le16(len);
-	h->flags = 0;
-	memcpy(h->data, data, len);
-	if (corrupt && len) {
-		h->data[len / 2] ^= 0x5a;
-		vp->st.corrupted++;
-	}
-	vdr_put_used(r, head, VRPROC_HDR_SIZE + len);
-	vp->st.tx_msgs++;
-	vp->st.tx_bytes += len;
-	if (vdr_wants_irq(r)) {
-		vp->st.irqs++;
-		rproc_vq_interrupt(vp->rproc, r->notifyid);
-	}
-	return 0;
 }
 
-/* icb_platform.send: one responder reply = one rpmsg message. */
-static int vrproc_port_send(void *ctx, const uint8_t *buf, size_t len)
+/* A session's reply (icb_sessions_ops.send): one rpmsg message; the
+ * corrupt_every fault flips a byte of a copy before it is published. */
+static int vrproc_session_send(void *ctx, u32 local, u32 peer, const uint8_t *buf, size_t len)
 {
-	struct vrproc_session *s = ctx;
-	struct vrproc *vp = s->vp;
+	struct vrproc *vp = ctx;
 	struct vrproc_faults f;
-	bool corrupt;
 
 	vrproc_get_faults(&f);
 	vp->nreply++;
-	corrupt = f.corrupt_every && vp->nreply % f.corrupt_every == 0;
-	return vrproc_send(vp, s->local, s->peer, buf, len, corrupt) ? -1 : 0;
+	if (f.corrupt_every && vp->nreply % f.corrupt_every == 0 && len &&
+	    len <= sizeof(vp->outbuf)) {
+		memcpy(vp->outbuf, buf, len);
+		vp->outbuf[len / 2] ^= 0x5a;
+		vp->st.corrupted++;
+		buf = vp->outbuf;
+	}
+	return vrproc_send(vp, local, peer, buf, len) ? -1 : 0;
 }
 
-/* icb_platform.now: the remote shares the guest's clock. */
-static uint64_t vrproc_port_now(void *ctx)
+/* The responders' clock: the remote shares the guest's. */
+static uint64_t vrproc_now(void *ctx)
 {
 	return ktime_get_raw_ns();
 }
 
-static int vrproc_session_init(struct vrproc_session *s, enum icb_proto proto)
+static void vrproc_sessions_init(struct vrproc *vp)
 {
-	struct icb_responder_config cfg;
-	struct icb_platform plat = {
-		.ctx = s, .send = vrproc_port_send, .now = vrproc_port_now,
+	struct icb_sessions_ops ops = {
+		.ctx = vp, .send = vrproc_session_send, .now = vrproc_now,
+		.clock_hz = 1000000000u, .clock_id = ICB_CLOCK_MONOTONIC_RAW,
 	};
 
-	icb_responder_config_default(&cfg);
-	cfg.proto = proto;
-	cfg.clock_hz = 1000000000u;
-	cfg.clock_id = ICB_CLOCK_MONOTONIC_RAW;
-	s->proto = proto;
-	return icb_responder_init(&s->resp, &cfg, &plat, s->rx, sizeof(s->rx),
-				  s->tx, sizeof(s->tx));
-}
-
-/* The session of (local, peer), created (or the least recently used one
- * recycled) on first contact; re-initialised when its channel's protocol
- * parameter changed. */
-static struct vrproc_session *vrproc_session(struct vrproc *vp, u32 local, u32 peer)
-{
-	enum icb_proto proto = vrproc_chan_proto(local);
-	struct vrproc_session *s = NULL, *lru = &vp->sess[0];
-	int i;
-
-	for (i = 0; i < VRPROC_NSESS; i++) {
-		struct vrproc_session *c = &vp->sess[i];
-
-		if (c->used && c->local == local && c->peer == peer) {
-			s = c;
-			break;
-		}
-		if (!c->used || (lru->used && c->last_use < lru->last_use))
-			lru = c;
-	}
-	if (!s) {
-		s = lru;
-		if (s->used)
-			vp->st.sessions_evicted++;
-		s->used = true;
-		s->vp = vp;
-		s->local = local;
-		s->peer = peer;
-		if (vrproc_session_init(s, proto))
-			return NULL;
-	} else if (s->proto != proto && vrproc_session_init(s, proto)) {
-		return NULL;
-	}
-	s->last_use = ++vp->clock;
-	return s;
+	icb_sessions_init(&vp->sessions, vp->sess, VRPROC_NSESS, &ops);
 }
 
 /*
@@ -186,7 +135,7 @@ static int vrproc_sdb_send(void *ctx, const char *msg, size_t len)
 {
 	struct vrproc *vp = ctx;
 
-	return vrproc_send(vp, VRPROC_ADDR_SDB, vp->sdb_peer, msg, len, false) ? -1 : 0;
+	return vrproc_send(vp, VRPROC_ADDR_SDB, vp->sdb_peer, msg, len) ? -1 : 0;
 }
 
 /* corrupt_every counts sdb reports with the responders' replies: the
@@ -215,83 +164,155 @@ static void vrproc_sdb_init(struct vrproc *vp)
 	icb_sdb_init(&vp->sdb, &plat);
 }
 
-static void vrproc_dispatch(struct vrproc *vp, u32 src, u32 dst, const u8 *data, size_t len)
+/*
+ * The endpoints' callback (struct icb_rpmsg_ept, one per channel): the
+ * message is already copied out and its buffer back in vring1.  The drop
+ * and delay faults apply here, to every message for a channel.
+ */
+static int vrproc_ept_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, u32 src,
+			 const u8 *data, u32 len)
 {
-	struct vrproc_session *s;
-	int i;
+	struct vrproc *vp = ept->priv;
+	struct vrproc_faults f;
 
-	if (dst == RPMSG_NS_ADDR)	/* Linux's own announcements: nothing to do */
-		return;
-	if (dst == VRPROC_ADDR_SDB) {
+	vrproc_get_faults(&f);
+	vp->nmsg++;
+	if (f.drop_every && vp->nmsg % f.drop_every == 0) {
+		vp->st.dropped++;
+		return 0;
+	}
+	if (f.delay_us)
+		usleep_range(f.delay_us, f.delay_us + f.delay_us / 8 + 1);
+	if (ept->addr == VRPROC_ADDR_SDB) {
 		vp->sdb_peer = src;
 		if (icb_sdb_input(&vp->sdb, data, len) != ICB_SDB_OK)
 			vp->st.bad_msgs++;
-		return;
+		return 0;
 	}
-	for (i = 0; i < VRPROC_NCHAN; i++)
-		if (vrproc_chans[i].addr == dst)
-			break;
-	if (i == VRPROC_NCHAN) {
-		vp->st.no_recipient++;
-		return;
-	}
-	s = vrproc_session(vp, dst, src);
-	if (!s) {
+	/* the session of (channel, Linux address), in the channel's protocol
+	 * parameter (re-started when that changed) */
+	if (icb_sessions_input(&vp->sessions, ept->addr, src, vrproc_chan_proto(ept->addr), data,
+			       len))
 		vp->st.send_errors++;
-		return;
-	}
-	if (icb_responder_input(&s->resp, data, len))
-		vp->st.send_errors++;
+	return 0;
 }
 
-/* Drain vring1 (Linux → device).  Each buffer's message is copied out and the
- * buffer returned before the reply is built, so Linux can reuse it at once. */
+/* Drain vring1 (Linux → device), then interrupt Linux once for the buffers
+ * returned (icb_rpmsg_poll, with the halt and stall checks between
+ * messages). */
 static void vrproc_rx(struct vrproc *vp)
 {
-	struct vdev_ring *r = &vp->host_tx;
 	struct vrproc_faults f;
 	bool returned = false;
-	u16 head;
+	int ret;
 
 	vrproc_get_faults(&f);
-	while (!f.stall && !vrproc_halted(vp) && vdr_peek(r, &head)) {
-		struct vrproc_hdr *h;
-		u32 blen, src, dst;
-		size_t len;
-
-		h = vdr_buf(r, vp->rproc, head, &blen);
-		len = h && blen >= VRPROC_HDR_SIZE ? le16_to_cpu(h->len) : 0;
-		if (!h || blen < VRPROC_HDR_SIZE || len > blen - VRPROC_HDR_SIZE ||
-		    len > sizeof(vp->inbuf)) {
-			vp->st.bad_msgs++;
-			vdr_consume(r);
-			vdr_put_used(r, head, 0);
-			returned = true;
-			continue;
-		}
-		src = le32_to_cpu(h->src);
-		dst = le32_to_cpu(h->dst);
-		memcpy(vp->inbuf, h->data, len);
-		vdr_consume(r);
-		vdr_put_used(r, head, 0);
+	while (!f.stall && !vrproc_halted(vp)) {
+		ret = icb_rpmsg_recv_one(&vp->rp);
+		if (ret == -ICB_RPMSG_ENOBUF || ret == -ICB_RPMSG_ERING)
+			break;
 		returned = true;
-		vp->st.rx_msgs++;
-		vp->st.rx_bytes += len;
-
-		vp->nmsg++;
-		if (f.drop_every && vp->nmsg % f.drop_every == 0) {
-			vp->st.dropped++;
-			continue;
-		}
-		if (f.delay_us)
-			usleep_range(f.delay_us, f.delay_us + f.delay_us / 8 + 1);
-		vrproc_dispatch(vp, src, dst, vp->inbuf, len);
 		vrproc_get_faults(&f);
 	}
-	if (returned && vdr_wants_irq(r)) {
-		vp->st.irqs++;
-		rproc_vq_interrupt(vp->rproc, r->notifyid);
-	}
+	if (returned)
+		icb_vring_notify(&vp->rp.host_tx);
+}
+
+/* --- the library's hooks (struct icb_vring_ops) --------------------------- */
+
+/*
+ * A device address the host handed over: a remoteproc carveout (the vrings,
+ * a vdevNbuffer region) through rproc_da_to_va, as a remote's bus would map
+ * it; else, for virtio_rpmsg_bus's buffers (dma_alloc_coherent on the
+ * rproc-virtio device, physical addresses with no VIRTIO_F_ACCESS_PLATFORM),
+ * the kernel's linear map — checked to be RAM, because a device address is
+ * untrusted input.
+ */
+static void *vrproc_translate(void *ctx, uint64_t da, uint32_t len)
+{
+	struct vrproc *vp = ctx;
+	void *va;
+
+	if (!len)
+		return NULL;
+	va = rproc_da_to_va(vp->rproc, da, len, NULL);
+	if (va)
+		return va;
+	va = phys_to_virt((phys_addr_t)da);
+	if (!virt_addr_valid(va) || !virt_addr_valid(va + len - 1))
+		return NULL;
+	return va;
+}
+
+/* Linux's virtio_ring uses mandatory barriers for remoteproc
+ * (weak_barriers = false); the device side pairs them. */
+static void vrproc_rmb(void *ctx)
+{
+	rmb();
+}
+
+static void vrproc_wmb(void *ctx)
+{
+	wmb();
+}
+
+static void vrproc_mb(void *ctx)
+{
+	mb();
+}
+
+static void vrproc_irq(void *ctx, uint32_t notifyid)
+{
+	struct vrproc *vp = ctx;
+
+	vp->st.irqs++;
+	rproc_vq_interrupt(vp->rproc, notifyid);
+}
+
+/*
+ * The D-cache hooks.  The guest's CPUs are cache coherent with each other,
+ * so there is nothing to clean or invalidate; the hooks count their calls
+ * instead, and the rig checks the counts against the messages (vm-test.sh,
+ * "remote-cache-hooks"): every shared access a Cortex-M7 port (H745,
+ * i.MX RT: a data cache the host does not snoop) must maintain reaches its
+ * hook (issue #34 item 4).
+ */
+static void vrproc_inval(void *ctx, const void *p, size_t n)
+{
+	struct vrproc *vp = ctx;
+
+	vp->st.cache_inval++;
+}
+
+static void vrproc_clean(void *ctx, const void *p, size_t n)
+{
+	struct vrproc *vp = ctx;
+
+	vp->st.cache_clean++;
+}
+
+static void vrproc_hooks(struct vrproc *vp)
+{
+	vp->vops = (struct icb_vring_ops){
+		.ctx = vp, .translate = vrproc_translate, .acquire = vrproc_rmb,
+		.release = vrproc_wmb, .full = vrproc_mb, .kick = vrproc_irq,
+		.invalidate = vrproc_inval, .clean = vrproc_clean,
+	};
+}
+
+void vrproc_fold_stats(struct vrproc *vp, struct vrproc_stats *out)
+{
+	const struct icb_rpmsg_stats *r = &vp->rp.st;
+
+	*out = vp->st;
+	out->rx_msgs += r->rx_msgs;
+	out->tx_msgs += r->tx_msgs;
+	out->rx_bytes += r->rx_bytes;
+	out->tx_bytes += r->tx_bytes;
+	out->no_recipient += r->no_recipient;
+	out->sessions_evicted += vp->sessions.evicted;
+	out->bad_msgs += r->bad_msgs + vp->rp.host_rx.st.bad_desc + vp->rp.host_tx.st.bad_desc +
+			 vp->rp.host_rx.st.bad_ring + vp->rp.host_tx.st.bad_ring;
 }
 
 /* The vdev entry of the table in the remote's own memory (the image
@@ -326,27 +347,31 @@ static int vrproc_bring_up(struct vrproc *vp)
 	if (!v || v->num_of_vrings != 2)
 		return -EINVAL;
 	vp->rsc = v;
+	vrproc_hooks(vp);
+	vrproc_sessions_init(vp);
 	vrproc_sdb_init(vp);
-	while (!(READ_ONCE(v->status) & VIRTIO_CONFIG_S_DRIVER_OK)) {
+	for (i = 0; i < VRPROC_NCHAN; i++)
+		vp->epts[i] = (struct icb_rpmsg_ept){
+			.addr = vrproc_chans[i].addr, .name = vrproc_chans[i].name,
+			.cb = vrproc_ept_cb, .priv = vp,
+		};
+	/* struct fw_rsc_vdev and its vrings are icb_fw_rsc_vdev's layout */
+	while (!icb_rsc_vdev_ready((const struct icb_fw_rsc_vdev *)v, &vp->vops)) {
 		if (vrproc_halted(vp))
 			return -ESHUTDOWN;
 		vrproc_wait(vp, HZ / 100);
 	}
-	rmb();	/* vring addresses were written before DRIVER_OK */
-	ret = vdr_setup(&vp->host_rx, vp->rproc, &v->vring[0]);
-	if (!ret)
-		ret = vdr_setup(&vp->host_tx, vp->rproc, &v->vring[1]);
-	if (ret)
-		return ret;
+	if (icb_rpmsg_init_rsc(&vp->rp, (const struct icb_fw_rsc_vdev *)v, &vp->vops, vp->epts,
+			       VRPROC_NCHAN, vp->inbuf, sizeof(vp->inbuf)))
+		return -EFAULT;
 	for (i = 0; i < VRPROC_NCHAN; i++) {
-		struct rpmsg_ns_msg ns = {};
-
-		strscpy(ns.name, vrproc_chans[i].name, sizeof(ns.name));
-		ns.addr = cpu_to_le32(vrproc_chans[i].addr);
-		ns.flags = cpu_to_le32(RPMSG_NS_CREATE);
-		ret = vrproc_send(vp, vrproc_chans[i].addr, RPMSG_NS_ADDR, &ns, sizeof(ns), false);
-		if (ret)
-			return ret;
+		while ((ret = icb_rpmsg_announce(&vp->rp, &vp->epts[i], ICB_RPMSG_NS_CREATE))) {
+			if (ret != -ICB_RPMSG_ENOBUF && ret != -ICB_RPMSG_EDESC)
+				return -EFAULT;
+			if (vrproc_halted(vp))
+				return -ESHUTDOWN;
+			vrproc_wait(vp, HZ / 100);
+		}
 	}
 	return 0;
 }
@@ -361,7 +386,7 @@ int vrproc_serve(void *data)
 		dev_err(&vp->pdev->dev, "remote firmware failed to come up: %d\n", ret);
 	else if (!ret)
 		dev_info(&vp->pdev->dev, "remote on CPU %d serving %u-entry vrings\n",
-			 raw_smp_processor_id(), vp->host_rx.num);
+			 raw_smp_processor_id(), vp->rp.host_rx.num);
 	while (!kthread_should_stop()) {
 		if (atomic_xchg(&vp->crash_req, 0) && !vp->dead) {
 			/* the "core" faults: remoteproc's crash and recovery path */

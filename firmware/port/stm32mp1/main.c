@@ -42,6 +42,7 @@
 
 #include "icb_responder.h"
 #include "icb_rpmsg.h"
+#include "icb_session.h"
 #include "icb_sdb.h"
 #include "mp1.h"
 
@@ -74,15 +75,6 @@
 /* Bounded wait for Linux to take the previous doorbell of a channel */
 #define ICB_MP1_KICK_SPIN	2000000u
 
-struct icb_mp1_session {
-	uint8_t used;
-	uint32_t local, peer;
-	uint32_t last_use;
-	struct icb_responder resp;
-	uint8_t rx[ICB_MP1_MTU];
-	uint8_t tx[ICB_MP1_MTU];
-};
-
 struct icb_mp1_stats {
 	uint32_t kicks_in[5];		/* doorbells from Linux per channel (1..4) */
 	uint32_t kicks_out;		/* doorbells to Linux */
@@ -90,7 +82,6 @@ struct icb_mp1_stats {
 	uint32_t kick_bad_id;		/* kick hook called with a notifyid other than 0, 1 */
 	uint32_t send_waits;		/* sends that waited for a host buffer */
 	uint32_t send_errors;		/* sends refused (too long) */
-	uint32_t sessions_evicted;
 	uint32_t sdb_errors;
 };
 
@@ -98,8 +89,8 @@ struct icb_mp1 {
 	struct icb_rpmsg rp;
 	struct icb_rpmsg_ept epts[ICB_MP1_NEPT];
 	uint8_t scratch[ICB_MP1_MTU];
-	struct icb_mp1_session sess[ICB_MP1_NSESS];
-	uint32_t clock;
+	struct icb_session sess[ICB_MP1_NSESS];
+	struct icb_sessions sessions;	/* its evicted count: sessions recycled */
 	struct icb_sdb sdb;
 	uint32_t sdb_peer;
 	uint32_t cyc_last, cyc_high;	/* the 64-bit extension of CYCCNT */
@@ -317,76 +308,22 @@ static uint64_t icb_mp1_now(void *ctx)
 	return ((uint64_t)m->cyc_high << 32) | c;
 }
 
-/* --- responder sessions (as vrproc_serve.c) ------------------------------ */
+/* --- responder sessions (icb_session.c, as in the VM rig's remote) ------- */
 
-static int icb_mp1_port_send(void *ctx, const uint8_t *buf, size_t len)
+static int icb_mp1_session_send(void *ctx, uint32_t local, uint32_t peer, const uint8_t *buf,
+				size_t len)
 {
-	struct icb_mp1_session *s = ctx;
-
-	if (len > ICB_MP1_MTU)
-		return -1;
-	return icb_mp1_send(s->local, s->peer, buf, (uint32_t)len) ? -1 : 0;
-}
-
-static int icb_mp1_session_init(struct icb_mp1_session *s)
-{
-	struct icb_responder_config cfg;
-	struct icb_platform plat;
-
-	icb_responder_config_default(&cfg);
-	cfg.proto = ICB_MP1_PROTO;
-	cfg.clock_hz = ICB_MP1_CPU_HZ;
-	cfg.clock_id = ICB_CLOCK_COUNTER;
-	plat.ctx = s;
-	plat.send = icb_mp1_port_send;
-	plat.now = icb_mp1_now;
-	return icb_responder_init(&s->resp, &cfg, &plat, s->rx, sizeof(s->rx), s->tx,
-				  sizeof(s->tx));
-}
-
-/* The session of (local, peer), created or the least recently used one
- * recycled on first contact */
-static struct icb_mp1_session *icb_mp1_session(uint32_t local, uint32_t peer)
-{
-	struct icb_mp1 *m = &icb_mp1;
-	struct icb_mp1_session *s = NULL, *lru = &m->sess[0];
-	int i;
-
-	for (i = 0; i < ICB_MP1_NSESS; i++) {
-		struct icb_mp1_session *c = &m->sess[i];
-
-		if (c->used && c->local == local && c->peer == peer) {
-			s = c;
-			break;
-		}
-		if (!c->used || (lru->used && c->last_use < lru->last_use))
-			lru = c;
-	}
-	if (!s) {
-		s = lru;
-		if (s->used)
-			m->st.sessions_evicted++;
-		s->used = 1;
-		s->local = local;
-		s->peer = peer;
-		if (icb_mp1_session_init(s)) {
-			s->used = 0;
-			return NULL;
-		}
-	}
-	s->last_use = ++m->clock;
-	return s;
+	(void)ctx;
+	return icb_mp1_send(local, peer, buf, (uint32_t)len) ? -1 : 0;
 }
 
 static int icb_mp1_resp_cb(struct icb_rpmsg *rp, struct icb_rpmsg_ept *ept, uint32_t src,
 			   const uint8_t *data, uint32_t len)
 {
-	struct icb_mp1_session *s = icb_mp1_session(ept->addr, src);
-
 	(void)rp;
-	if (!s)
-		return -1;
-	return icb_responder_input(&s->resp, data, len) ? -1 : 0;
+	return icb_sessions_input(&icb_mp1.sessions, ept->addr, src, ICB_MP1_PROTO, data, len)
+		       ? -1
+		       : 0;
 }
 
 /* --- sdb (as vrproc_serve.c) --------------------------------------------- */
@@ -471,6 +408,13 @@ void icb_mp1_main(void)
 	m->epts[4].name = "rpmsg-tty";
 	m->epts[4].cb = icb_mp1_sdb_cmd_cb;
 
+	{
+		struct icb_sessions_ops ops = {
+			NULL, icb_mp1_session_send, icb_mp1_now, ICB_MP1_CPU_HZ, ICB_CLOCK_COUNTER,
+		};
+
+		icb_sessions_init(&m->sessions, m->sess, ICB_MP1_NSESS, &ops);
+	}
 	sdb_plat.ctx = m;
 	sdb_plat.map = icb_mp1_sdb_map;
 	sdb_plat.send = icb_mp1_sdb_send;
