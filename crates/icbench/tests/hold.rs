@@ -278,8 +278,8 @@ fn disturbed_blocks_are_measured_again_once() {
     let db = dir.path().join("r.db");
     let Some(v) = hogged_run(&db, &["shm"]) else { return };
     let row = &rows(&v, "pingpong")[0];
-    assert_eq!(row["replicates"]["blocks"], 4, "{row}");
     let notes = v["meta"]["notes"].as_array().unwrap();
+    assert_eq!(row["replicates"]["blocks"], 4, "{row}\n{notes:?}");
     assert!(
         notes.iter().any(|n| n.as_str().unwrap().starts_with("2 disturbed blocks measured again")),
         "{notes:?}"
