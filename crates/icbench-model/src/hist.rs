@@ -159,10 +159,20 @@ impl LatencyHistogram {
     }
 
     pub fn from_blob(blob: &[u8], clamped: u64) -> Result<Self, HistogramError> {
-        let mut de = Deserializer::new();
-        let hist: Histogram<u64> = de
-            .deserialize(&mut std::io::Cursor::new(blob))
-            .map_err(|e| HistogramError::Corrupt(format!("{e:?}")))?;
+        // A damaged blob can make hdrhistogram 7.6's decoder negate
+        // i64::MIN (deserializer.rs, "for a valid histogram, negation won't
+        // overflow"): an error where overflow wraps (release), a panic where
+        // it is checked (debug and fuzz builds; issue #30, the store
+        // target). Any panic of the decoder is the blob's damage, said as such.
+        let decoded = std::panic::catch_unwind(|| {
+            Deserializer::new().deserialize::<u64, _>(&mut std::io::Cursor::new(blob))
+        });
+        let hist: Histogram<u64> = match decoded {
+            Ok(r) => r.map_err(|e| HistogramError::Corrupt(format!("{e:?}")))?,
+            Err(_) => {
+                return Err(HistogramError::Corrupt("the decoder failed on its counts".into()));
+            }
+        };
         Ok(LatencyHistogram { hist, clamped })
     }
 }
@@ -201,6 +211,25 @@ impl<'de> Deserialize<'de> for LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_the_decoder_would_overflow_on_is_a_corrupt_blob() {
+        // An uncompressed V2 blob (the decoder takes both forms) whose one
+        // count is the varint of u64::MAX, ZigZag for i64::MIN, which
+        // hdrhistogram negates: a panic in a build with overflow checks
+        // (issue #30, the store fuzz target) before from_blob caught it.
+        let mut blob = Vec::new();
+        hdrhistogram::serialization::V2Serializer::new()
+            .serialize(LatencyHistogram::new().inner(), &mut blob)
+            .unwrap();
+        blob.truncate(40); // cookie, payload length, the 32-byte header
+        blob[4..8].copy_from_slice(&9u32.to_be_bytes());
+        blob.extend_from_slice(&[0xff; 9]);
+        match LatencyHistogram::from_blob(&blob, 0) {
+            Err(HistogramError::Corrupt(_)) => {}
+            other => panic!("{:?}", other.map(|h| h.len())),
+        }
+    }
 
     #[test]
     fn blob_round_trip_keeps_every_percentile() {
