@@ -3,4 +3,8 @@
 //! stable.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| icbench_fuzzing::import_show(data));
+// A panic the code under test catches is not a crash (see
+// `uncaught_panics_only`); any other is.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    icbench_fuzzing::uncaught_panics_only(|| icbench_fuzzing::import_show(data))
+});

@@ -23,6 +23,25 @@
 
 pub mod proto;
 
+/// Runs `check` with panics judged as in icbench's own builds: a panic the
+/// code under test catches is not a crash, one that reaches here is, and
+/// aborts with its message. For the cargo-fuzz targets: libfuzzer-sys's
+/// panic hook aborts at the first panic, caught or not, and icbench-model's
+/// `LatencyHistogram::from_blob` catches hdrhistogram's decoder panicking
+/// on a damaged count (issue #30, the store target's find).
+pub fn uncaught_panics_only(check: impl FnOnce() + std::panic::UnwindSafe) {
+    use std::cell::RefCell;
+    thread_local!(static LAST: RefCell<Option<String>> = const { RefCell::new(None) });
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| LAST.with(|l| *l.borrow_mut() = Some(info.to_string()))));
+    let r = std::panic::catch_unwind(check);
+    std::panic::set_hook(hook);
+    if r.is_err() {
+        eprintln!("{}", LAST.with(|l| l.borrow_mut().take()).unwrap_or_default());
+        std::process::abort();
+    }
+}
+
 use std::io::Write;
 
 use icbench_import::{Format, Options};

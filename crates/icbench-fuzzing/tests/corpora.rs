@@ -131,3 +131,26 @@ fn damage_patches_the_seed() {
     let wrapped = icbench_fuzzing::damage(&seed, &[13, 0, 0, 0, 1, 9, 8, 0, 0, 0, 5, 1, 2]);
     assert_eq!(wrapped, [0, 0, 0, 9, 0, 0, 0, 0, 1, 2]);
 }
+
+/// The fuzz targets' wrapper lets a panic the code under test catches pass
+/// (hdrhistogram's decoder inside `LatencyHistogram::from_blob`) and puts
+/// the panic hook it found back.
+#[test]
+fn a_panic_the_code_under_test_catches_is_not_a_crash() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static HOOK_CALLS: AtomicUsize = AtomicUsize::new(0);
+    let before = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {
+        HOOK_CALLS.fetch_add(1, Ordering::SeqCst);
+    }));
+    let mut caught = false;
+    icbench_fuzzing::uncaught_panics_only(std::panic::AssertUnwindSafe(|| {
+        caught = std::panic::catch_unwind(|| panic!("caught inside")).is_err();
+    }));
+    let during = HOOK_CALLS.load(Ordering::SeqCst);
+    let _ = std::panic::catch_unwind(|| panic!("after"));
+    let after = HOOK_CALLS.load(Ordering::SeqCst);
+    std::panic::set_hook(before);
+    assert!(caught);
+    assert_eq!((during, after), (0, 1), "the wrapper's hook inside, the test's after");
+}
