@@ -100,12 +100,87 @@ mod imp {
 mod imp {
     use super::Counter;
 
+    /// ISB, then MRRC of CNTVCT, the 64-bit virtual count (ARMv7's Generic
+    /// Timer, CP15 c14; Linux's arch_counter_get_cntvct does the same on
+    /// 32-bit ARM). No `nomem`, so memory accesses stay on their side.
+    #[inline(always)]
+    fn read() -> u64 {
+        let (lo, hi): (u32, u32);
+        // SAFETY: only called once `readable` showed that the kernel lets
+        // user space read the counter (CNTKCTL.PL0VCTEN); the read has no
+        // other effect.
+        unsafe {
+            core::arch::asm!("isb", "mrrc p15, 1, {lo}, {hi}, c14", lo = out(reg) lo,
+                             hi = out(reg) hi, options(nostack, preserves_flags));
+        }
+        (u64::from(hi) << 32) | u64::from(lo)
+    }
+
+    /// CNTFRQ: the frequency firmware declared; readable from user space
+    /// wherever CNTVCT is (PL0VCTEN). Nothing checks it; the calibration does.
+    fn frequency() -> u32 {
+        let f: u32;
+        // SAFETY: as for `read`.
+        unsafe {
+            core::arch::asm!("mrc p15, 0, {f}, c14, c0, 0", f = out(reg) f,
+                             options(nomem, nostack, preserves_flags));
+        }
+        f
+    }
+
+    /// Whether this process may read the counter: unlike arm64, 32-bit
+    /// ARM gives user space CNTVCT only if the kernel set CNTKCTL.PL0VCTEN
+    /// (Linux's arch timer driver does, unless a CPU erratum or a CPU
+    /// without the Generic Timer rules it out), and a refused read raises
+    /// SIGILL. A child process makes both reads: it exits 0, or the signal
+    /// that ended it says no, and this process never risks the fault.
+    fn readable() -> Result<(), String> {
+        // SAFETY: the child runs only the two reads and _exit, which are
+        // async-signal-safe: nothing it inherits from this multi-threaded
+        // process (locks, the allocator) is touched.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let _ = read();
+            let _ = frequency();
+            // SAFETY: ends the child without running the parent's exit code.
+            unsafe { libc::_exit(0) }
+        }
+        if pid < 0 {
+            return Err(format!(
+                "the probe of CNTVCT could not fork: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let mut status = 0;
+        loop {
+            // SAFETY: waits for the child forked above, writing one int.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            if r == pid {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(format!("the probe of CNTVCT could not be waited for: {e}"));
+            }
+        }
+        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+            Ok(())
+        } else if libc::WIFSIGNALED(status) {
+            Err(format!(
+                "CNTVCT (mrrc p15, 1, c14) is not readable from user space here: a probe \
+                 process reading it died of signal {} (the kernel left CNTKCTL.PL0VCTEN \
+                 clear, or the CPU has no Generic Timer); the clock is the vDSO's",
+                libc::WTERMSIG(status)
+            ))
+        } else {
+            Err(format!("the probe of CNTVCT ended with status {status:#x}"))
+        }
+    }
+
     pub fn find() -> Result<Counter, String> {
-        Err("not available on 32-bit ARM: CNTVCT (mrrc p15, 1, c14) is readable from \
-             user space only if the kernel set CNTKCTL.PL0VCTEN, which cannot be asked \
-             beforehand, and a refused read kills the process (SIGILL); the vDSO's \
-             CLOCK_MONOTONIC_RAW reads the same counter where it is allowed"
-            .to_string())
+        readable()?;
+        let hz = frequency();
+        Ok(Counter { name: "cntvct", read, declared_hz: (hz > 0).then_some(f64::from(hz)) })
     }
 }
 

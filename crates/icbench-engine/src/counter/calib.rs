@@ -254,7 +254,7 @@ pub fn kernel_signals(
             }
             "tsc"
         }
-        "cntvct_el0" => "arch_sys_counter",
+        "cntvct_el0" | "cntvct" => "arch_sys_counter",
         other => return Err(format!("no kernel signals known for counter {other}")),
     };
     match clocksource {
@@ -426,6 +426,8 @@ mod tests {
     fn kernel_signals_for_cntvct() {
         assert_eq!(kernel_signals("cntvct_el0", "", Some("arch_sys_counter")), Ok(()));
         assert!(kernel_signals("cntvct_el0", FLAGS, Some("tsc")).is_err());
+        assert_eq!(kernel_signals("cntvct", "", Some("arch_sys_counter")), Ok(()));
+        assert!(kernel_signals("cntvct", "", Some("jiffies")).is_err());
         assert!(kernel_signals("pmccntr", "", Some("x")).is_err());
     }
 }

@@ -21,8 +21,12 @@ fn this_machines_counter_is_trusted_within_tolerance_or_a_reason_is_recorded() {
         assert!(f.counter.is_some(), "{f:?}");
     }
     if cfg!(target_arch = "arm") {
-        assert_eq!(f.counter, None);
-        assert!(f.reason.contains("32-bit ARM"), "{}", f.reason);
+        // Readable where the kernel set PL0VCTEN (the rig's armv7 guest);
+        // otherwise the probe process's signal is the reason.
+        match f.counter.as_deref() {
+            Some(name) => assert_eq!(name, "cntvct", "{f:?}"),
+            None => assert!(f.reason.contains("CNTVCT"), "{}", f.reason),
+        }
     }
     if cfg!(target_arch = "aarch64") {
         assert_eq!(f.counter.as_deref(), Some("cntvct_el0"));
