@@ -258,10 +258,8 @@ pub(crate) fn rate_cell(
     }
 }
 
-/// The most samples a histogram holds: its serialised form (HdrHistogram
-/// V2) counts in i64, and a larger count panicked when the cell was stored
-/// (issue #30 item 3: a bucket of 18446744073709551615).
-pub const MAX_HISTOGRAM_COUNT: u64 = i64::MAX as u64;
+/// The most samples a histogram holds ([`icbench_model::MAX_COUNT`]).
+pub const MAX_HISTOGRAM_COUNT: u64 = icbench_model::MAX_COUNT;
 
 /// A cell from a histogram of (ns, count) buckets; an error when the
 /// counts add up past [`MAX_HISTOGRAM_COUNT`].

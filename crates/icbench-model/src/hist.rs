@@ -11,6 +11,12 @@ pub use hdrhistogram::Histogram;
 /// clamped to it, and counted in [`LatencyHistogram::clamped`].
 pub const MAX_TRACKABLE_NS: u64 = 100_000_000_000;
 
+/// The most values a histogram holds: its serialised form (HdrHistogram
+/// V2) counts in i64, and a larger count panicked when a cell was stored
+/// (issue #30 item 3: an imported bucket of 18446744073709551615). Imports
+/// refuse more; a stored blob whose counts add up past it is damaged.
+pub const MAX_COUNT: u64 = i64::MAX as u64;
+
 #[derive(Debug, thiserror::Error)]
 pub enum HistogramError {
     #[error("histogram blob is corrupt: {0}")]
@@ -173,6 +179,14 @@ impl LatencyHistogram {
                 return Err(HistogramError::Corrupt("the decoder failed on its counts".into()));
             }
         };
+        // Each count fits an i64, their sum need not: a view adding them
+        // up overflowed (issue #30, the store target's second find).
+        let total = hist.iter_recorded().try_fold(0u64, |t, b| t.checked_add(b.count_at_value()));
+        if total.is_none_or(|t| t > MAX_COUNT) {
+            return Err(HistogramError::Corrupt(format!(
+                "its counts add up past {MAX_COUNT}, more values than a histogram holds"
+            )));
+        }
         Ok(LatencyHistogram { hist, clamped })
     }
 }
@@ -211,6 +225,20 @@ impl<'de> Deserialize<'de> for LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blob_whose_counts_add_up_past_the_most_a_histogram_holds_is_corrupt() {
+        // Two buckets of i64::MAX each: each count decodes, their sum does
+        // not fit (the store target's second find, issue #30).
+        let mut h = LatencyHistogram::new();
+        h.record_n(100, MAX_COUNT);
+        assert!(LatencyHistogram::from_blob(&h.to_blob(), 0).is_ok());
+        h.record_n(200, MAX_COUNT);
+        match LatencyHistogram::from_blob(&h.to_blob(), 0) {
+            Err(HistogramError::Corrupt(why)) => assert!(why.contains("add up past"), "{why}"),
+            other => panic!("{:?}", other.map(|h| h.len())),
+        }
+    }
 
     #[test]
     fn a_count_the_decoder_would_overflow_on_is_a_corrupt_blob() {

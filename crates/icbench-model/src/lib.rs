@@ -20,7 +20,7 @@ pub use cell::{
 };
 pub use direction::{Direction, DirectionParseError};
 pub use disturb::{Disturbance, EndDisturbance};
-pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_TRACKABLE_NS};
+pub use hist::{Histogram, HistogramError, LatencyHistogram, MAX_COUNT, MAX_TRACKABLE_NS};
 pub use run::{
     BareComparison, FastCounter, Floor, FloorTail, LinkCaps, LinkCounters, PeerMode, RunMeta,
     RunStatus, Sched,

@@ -43,7 +43,9 @@ impl HistView {
             if count == 0 {
                 continue;
             }
-            total += count;
+            // Saturating: merged blocks, each within the count a stored
+            // histogram may hold (`hist::MAX_COUNT`), can add up past u64.
+            total = total.saturating_add(count);
             buckets.push(Bucket {
                 low_ns: inner.lowest_equivalent(v),
                 high_ns: inner.highest_equivalent(v),
