@@ -161,8 +161,8 @@ fi
 unset ICB_RUN_TIMEOUT
 # VM_RIG_BUNDLE=FILE on the host (issue #31 item 3): a run of figures, not
 # checks (icbench's default repeats and cell time), over every rpmsg link
-# with the icb protocol and over sdb, written as one bundle here, where the
-# machine facts are the guest's, and left on the console for scripts/vm-rig.
+# with the icb protocol and over sdb, and the GPIO loopback's interrupt
+# latency below: one bundle, written at the end of this script.
 run_id() { "${ICB_BIN:-/icb/icbench}" show latest --json --db "${ICB_DB:-/tmp/icb.db}" 2>/dev/null |
     sed -n 's/^ *"run_id": \([0-9]*\),*$/\1/p' | head -n 1; }
 if [ -n "${icb_bundle:-}" ] && has_link sdb; then
@@ -176,12 +176,8 @@ if [ -n "${icb_bundle:-}" ] && has_link sdb; then
     ICB_RUN_TIMEOUT=1800 icb_run "bundle/sdb" icbench "$SDB" raw -p pingpong -p stream \
         -s 4K,64K,1M --replicates 3 --timeout 20s
     "${ICB_BIN:-/icb/icbench}" label latest "$board" --db "${ICB_DB:-/tmp/icb.db}" >/dev/null
-    "${ICB_BIN:-/icb/icbench}" bundle "$first" "$(run_id)" -o "$T/rig.icbench.json" \
-        --db "${ICB_DB:-/tmp/icb.db}" >/dev/null 2>"$T/err"
-    say "{\"name\":\"bundle/written\",\"expect\":\"info\",\"result\":{\"bytes\":$(wc -c <"$T/rig.icbench.json" 2>/dev/null || echo 0),\"err\":\"$(head -c 200 "$T/err" | jstr)\"}}"
-    say "@@ICB-VM-BUNDLE-BEGIN@@"
-    base64 "$T/rig.icbench.json"
-    say "@@ICB-VM-BUNDLE-END@@"
+    # written at the end, with the GPIO loopback's interrupt run
+    bundle_runs="$first $(run_id)"
 fi
 # a remote that damages every buffer it fills or reads: each stream cell
 # fails either way, naming the byte
@@ -406,6 +402,13 @@ if [ -f /icb/icb_gpio_loop.ko ] && [ -x /icb/icbench ] && /icb/icbench irq --hel
     sleep 1
     irq_check "irq-refused/busy" "irq-refused:is held by 'icbench-irq'" 30 --chip "$GCHIP" --out 5 --in 4
     kill $bpid; wait $bpid 2>/dev/null
+    # the bundle's interrupt run: (a), (b) and (c) as irq/loop-respond, 10 s
+    if [ -n "${bundle_runs:-}" ]; then
+        irq_check "bundle/irq" "irq=3" 300 --chip "$GCHIP" --out 0 --in 1 --respond 2 --respond-in 3 \
+            -l 20000 -i 500 -p 80 -m
+        "${ICB_BIN:-/icb/icbench}" label latest "$board" --db "${ICB_DB:-/tmp/icb.db}" >/dev/null
+        bundle_runs="$bundle_runs $(run_id)"
+    fi
     gedges=$(cat $GL/edges) gunheard=$(cat $GL/unheard)
     rmmod icb_gpio_loop; urc=$?
     say "{\"name\":\"gpio/unload\",\"expect\":\"present\",\"result\":{\"present\":$([ $urc = 0 ] && [ ! -d $GL ] && echo 1 || echo 0),\"edges\":$gedges,\"unheard\":$gunheard}}"
@@ -441,6 +444,17 @@ if [ -x /icb/icbench ] && /icb/icbench irq --help >/dev/null 2>&1; then
         kill $wpid; wait $wpid 2>/dev/null
     fi
     echo 0 > $G/live 2>/dev/null; rmdir $G/bank0 $G 2>/dev/null
+fi
+# VM_RIG_BUNDLE's runs (above), written as one bundle here, where the
+# machine facts are the guest's, and left on the console for scripts/vm-rig
+if [ -n "${bundle_runs:-}" ]; then
+    # shellcheck disable=SC2086 # the run numbers, one word each
+    "${ICB_BIN:-/icb/icbench}" bundle $bundle_runs -o "$T/rig.icbench.json" \
+        --db "${ICB_DB:-/tmp/icb.db}" >/dev/null 2>"$T/err"
+    say "{\"name\":\"bundle/written\",\"expect\":\"info\",\"result\":{\"runs\":\"$bundle_runs\",\"bytes\":$(wc -c <"$T/rig.icbench.json" 2>/dev/null || echo 0),\"err\":\"$(head -c 200 "$T/err" | jstr)\"}}"
+    say "@@ICB-VM-BUNDLE-BEGIN@@"
+    base64 "$T/rig.icbench.json"
+    say "@@ICB-VM-BUNDLE-END@@"
 fi
 # kernel warnings, oopses and lockdep/BUG reports fail the run
 bad=$(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace|general protection')
