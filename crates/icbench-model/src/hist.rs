@@ -180,9 +180,11 @@ impl LatencyHistogram {
             }
         };
         // Each count fits an i64, their sum need not: a view adding them
-        // up overflowed (issue #30, the store target's second find).
-        let total = hist.iter_recorded().try_fold(0u64, |t, b| t.checked_add(b.count_at_value()));
-        if total.is_none_or(|t| t > MAX_COUNT) {
+        // up overflowed (issue #30, the store target's second find). The
+        // decoder sums them as it reads, saturating at u64::MAX
+        // (hdrhistogram 7.6, RestatState::on_nonzero_count), so its total
+        // is past MAX_COUNT exactly when their sum is.
+        if hist.len() > MAX_COUNT {
             return Err(HistogramError::Corrupt(format!(
                 "its counts add up past {MAX_COUNT}, more values than a histogram holds"
             )));

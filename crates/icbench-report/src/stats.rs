@@ -9,8 +9,7 @@
 
 use icbench_model::{CellData, LatencyHistogram};
 use icbench_stats::{
-    OutlierCounts, Summary, mean_ci95, mean_ci95_summary, median_ci95, median_ci95_hist,
-    tukey_fences, tukey_fences_hist,
+    OutlierCounts, Summary, mean_ci95, mean_ci95_summary, median_ci95, tukey_fences,
 };
 use serde::Serialize;
 
@@ -64,11 +63,13 @@ impl CellStats {
     }
 
     pub fn from_histogram(h: &LatencyHistogram) -> Option<CellStats> {
-        let summary = Summary::from_histogram(h)?;
+        // One walk over the histogram's counts for all of them.
+        let buckets = icbench_stats::Buckets::new(h)?;
+        let summary = buckets.summary();
         let mean = mean_ci95_summary(&summary);
-        let median = median_ci95_hist(h);
+        let median = buckets.median_ci95();
         let outliers =
-            (summary.count >= 4).then(|| tukey_fences_hist(h).map(|f| f.count_hist(h))).flatten();
+            (summary.count >= 4).then(|| buckets.count_outliers(&buckets.tukey_fences()));
         Some(CellStats::assemble(FROM_HISTOGRAM, summary, mean, median, outliers))
     }
 

@@ -97,7 +97,11 @@ pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
 ///
 /// `None` if the histogram holds fewer than 6 values. O(number of buckets).
 pub fn median_ci95_hist(hist: &LatencyHistogram) -> Option<Interval> {
-    let view = HistView::new(hist)?;
+    median_ci95_view(&HistView::new(hist)?)
+}
+
+/// [`median_ci95_hist`] of the buckets already read.
+pub(crate) fn median_ci95_view(view: &HistView) -> Option<Interval> {
     let (k, k_hi) = median_ci95_ranks(view.len())?;
     Some(Interval::new(
         view.bucket_at_rank(k - 1).low_ns as f64,

@@ -61,6 +61,7 @@ pub use fairness::{Fairness, fairness};
 pub use fit::{
     CURVATURE_ALPHA, Curvature, FitError, FitQuality, LinearFit, MAX_REL_ERROR_LIMIT, fit_linear,
 };
+pub use histview::Buckets;
 pub use interval::Interval;
 pub use outliers::{
     Fences, MAD_Z_THRESHOLD, MadOutliers, OutlierClass, OutlierCounts, mad_outliers,

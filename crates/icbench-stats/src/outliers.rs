@@ -110,25 +110,33 @@ pub fn tukey_fences(samples: &[f64]) -> Option<Fences> {
 /// [`Summary::from_histogram`](crate::Summary::from_histogram) computes its
 /// percentiles. `None` if the histogram is empty. O(buckets).
 pub fn tukey_fences_hist(hist: &LatencyHistogram) -> Option<Fences> {
-    let view = HistView::new(hist)?;
+    HistView::new(hist).map(|view| tukey_fences_view(&view))
+}
+
+/// [`tukey_fences_hist`] of the buckets already read.
+pub(crate) fn tukey_fences_view(view: &HistView) -> Fences {
     let n = view.len();
     let q = |q: f64| type7(n, q, |i| view.bucket_at_rank(i).mid_ns as f64);
     let (q1, q3) = (q(0.25), q(0.75));
     let iqr = q3 - q1;
-    Some(Fences {
+    Fences {
         low_far: q1 - 3.0 * iqr,
         low_mild: q1 - 1.5 * iqr,
         high_mild: q3 + 1.5 * iqr,
         high_far: q3 + 3.0 * iqr,
-    })
+    }
 }
 
 impl Fences {
     /// Counts the values of a latency histogram in each class, each value
     /// standing for its bucket's midpoint. O(buckets).
     pub fn count_hist(&self, hist: &LatencyHistogram) -> OutlierCounts {
+        HistView::new(hist).map_or_else(OutlierCounts::default, |view| self.count_view(&view))
+    }
+
+    /// [`count_hist`](Self::count_hist) of the buckets already read.
+    pub(crate) fn count_view(&self, view: &HistView) -> OutlierCounts {
         let mut c = OutlierCounts::default();
-        let Some(view) = HistView::new(hist) else { return c };
         for b in &view.buckets {
             match self.classify(b.mid_ns as f64) {
                 OutlierClass::LowSevere => c.low_severe += b.count,

@@ -76,7 +76,11 @@ impl Summary {
     ///
     /// O(number of recorded buckets).
     pub fn from_histogram(hist: &LatencyHistogram) -> Option<Summary> {
-        let view = HistView::new(hist)?;
+        HistView::new(hist).map(|view| Summary::from_view(&view))
+    }
+
+    /// [`from_histogram`](Self::from_histogram) of the buckets already read.
+    pub(crate) fn from_view(view: &HistView) -> Summary {
         let n = view.len();
         let mean =
             view.buckets.iter().map(|b| b.mid_ns as f64 * b.count as f64).sum::<f64>() / n as f64;
@@ -85,7 +89,7 @@ impl Summary {
         let min = view.buckets[0].low_ns as f64;
         let max = view.buckets[view.buckets.len() - 1].high_ns as f64;
         let q = |q: f64| type7(n, q, |i| view.bucket_at_rank(i).mid_ns as f64);
-        Some(Summary {
+        Summary {
             count: n,
             min,
             mean,
@@ -95,7 +99,7 @@ impl Summary {
             p99: q(0.99),
             p99_9: q(0.999),
             max,
-        })
+        }
     }
 }
 

@@ -130,8 +130,9 @@ pub fn batch_for(per_trip_ns: f64, granule_ns: f64) -> u32 {
 /// The median's 95 % CI half-width relative to the median, from the
 /// histogram (order statistics); NaN with fewer than 6 samples.
 pub(crate) fn median_ci_rel(h: &LatencyHistogram) -> f64 {
-    match (icbench_stats::median_ci95_hist(h), icbench_stats::Summary::from_histogram(h)) {
-        (Some(ci), Some(s)) if s.p50 > 0.0 => ci.relative_half_width(s.p50),
+    let Some(b) = icbench_stats::Buckets::new(h) else { return f64::NAN };
+    match (b.median_ci95(), b.summary()) {
+        (Some(ci), s) if s.p50 > 0.0 => ci.relative_half_width(s.p50),
         _ => f64::NAN,
     }
 }
