@@ -264,22 +264,19 @@ pub(super) fn merge_group(key: CellKey, blocks: &[Block], own: OwnWork) -> Group
         measured_wake.iter().copied().filter(|(d, _)| !disturbed(d, own)).collect();
     let used_wake = if quiet.len() >= 2 { quiet } else { measured_wake };
     let used: Vec<&CellData> = used_wake.iter().map(|u| u.0).collect();
-    let mut metric = "p50_ns";
-    let values: Vec<f64> = used
-        .iter()
-        .filter_map(|d| {
-            let (m, v) = figure(key.pattern, d);
-            metric = m;
-            v
-        })
-        .collect();
+    // Each block's figure once (a p50 walks the block's histogram).
+    let figures: Vec<(&'static str, Option<f64>)> =
+        used.iter().map(|d| figure(key.pattern, d)).collect();
+    let metric = figures.last().map_or("p50_ns", |f| f.0);
+    let values: Vec<f64> = figures.iter().filter_map(|f| f.1).collect();
     let lines: Vec<f64> = used
         .iter()
-        .filter(|d| figure(key.pattern, d).1.is_some())
-        .map(|d| d.state.map_or(f64::NAN, |p| p.line_rtt_ns))
+        .zip(&figures)
+        .filter(|(_, f)| f.1.is_some())
+        .map(|(d, _)| d.state.map_or(f64::NAN, |p| p.line_rtt_ns))
         .collect();
     let wakes: Vec<f64> =
-        used_wake.iter().filter(|(d, _)| figure(key.pattern, d).1.is_some()).map(|u| u.1).collect();
+        used_wake.iter().zip(&figures).filter(|(_, f)| f.1.is_some()).map(|(u, _)| u.1).collect();
     let states = StatesView::of(metric, &values, &lines, &wakes);
     let replicates = ReplicatesView::of(measured.len(), used.len(), metric, values)
         .map(|r| ReplicatesView { states, ..r });
