@@ -19,6 +19,8 @@
 //! - [`link_spec`]: `-L` link specifications;
 //! - [`units`]: sizes, size lists and sweeps, amounts and durations;
 //! - [`store`]: a damaged database file opened, listed and shown;
+//! - [`bundle`]: a bundle file read, and resealed: viewed for the site,
+//!   stored, loaded back and shown;
 //! - [`proto`]: the wire protocol's parsers (a device's bytes).
 
 pub mod proto;
@@ -92,6 +94,102 @@ pub fn import_show(data: &[u8]) {
         assert_eq!(run.cells.len(), imp.cells.len(), "every imported cell is stored");
         show(&run);
     });
+}
+
+/// A bundle file (`import -f bundle`, `merge`, `site`), read as given:
+/// most changed bytes end at its SHA-256, so the size, version and JSON
+/// checks before it are what they reach. Then, when its JSON is a bundle
+/// of this format, resealed — its hash made right, as a person who edits a
+/// bundle by hand and seals it again could — and the bundle icbench would
+/// write of it must read back; its runs then go the way a bundle's runs
+/// go: viewed as `site` and `merge` view them and shown on the site's
+/// pages, stored in one transaction as `import -f bundle` does, loaded
+/// back with every cell, and shown by every renderer.
+pub fn bundle(data: &[u8]) {
+    use icbench_bundle::Bundle;
+    let text = String::from_utf8_lossy(data);
+    let b = match Bundle::parse(&text) {
+        Ok(b) => b,
+        Err(_) => {
+            let Ok(mut b) = serde_json::from_str::<Bundle>(&text) else { return };
+            if b.icbench_bundle != icbench_bundle::SCHEMA {
+                return;
+            }
+            b.content_sha256 = b.hash();
+            Bundle::parse(&b.to_json())
+                .unwrap_or_else(|e| panic!("a bundle as icbench writes it does not read: {e}"))
+        }
+    };
+    site(&b);
+    let Ok(sources) =
+        b.runs.iter().map(|r| r.source.parse::<RunSource>()).collect::<Result<Vec<_>, _>>()
+    else {
+        return;
+    };
+    let plans: Vec<Option<(String, String)>> = b
+        .runs
+        .iter()
+        .map(|r| Some((r.plan.as_ref()?.to_string(), r.settings.as_ref()?.to_string())))
+        .collect();
+    let whole: Vec<icbench_store::WholeRun<'_>> = b
+        .runs
+        .iter()
+        .zip(&sources)
+        .zip(&plans)
+        .map(|((r, source), plan)| icbench_store::WholeRun {
+            meta: &r.meta,
+            source,
+            provenance: r.provenance.as_deref(),
+            cells: &r.cells,
+            warnings: &r.warnings,
+            plan: plan.as_ref().map(|(p, s)| (p.as_str(), s.as_str())),
+        })
+        .collect();
+    with_store(|store| {
+        let ids = match store.insert_runs(&whole) {
+            Ok(ids) => ids,
+            // Refusing to store is allowed, with a message.
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                return;
+            }
+        };
+        for (id, r) in ids.iter().zip(&b.runs) {
+            let run = store.load_run(*id).expect("a stored run loads back");
+            assert_eq!(run.cells.len(), r.cells.len(), "every cell of the bundle is stored");
+            show(&run);
+        }
+    });
+}
+
+/// A bundle's runs viewed and drawn as `icbench site` draws them (the
+/// index and the bundle's page).
+fn site(b: &icbench_bundle::Bundle) {
+    use icbench_report::site::{EntryKind, SiteEntry};
+    let runs = b
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            icbench_report::build(i as i64 + 1, &r.meta, &r.cells).with_source(
+                r.source.clone(),
+                r.provenance.clone(),
+                r.warnings.clone(),
+            )
+        })
+        .collect();
+    let board = b.runs.first().and_then(|r| r.meta.label.clone()).unwrap_or_default();
+    let provenance = vec![("bundle".to_string(), b.content_sha256.clone())];
+    let entry = SiteEntry {
+        file: "fuzz.icbench.json".into(),
+        board,
+        provenance,
+        kind: EntryKind::Measured,
+        runs,
+    };
+    for (name, html) in icbench_report::site::build(&[entry]) {
+        assert!(html.ends_with("</html>\n"), "{name} is whole");
+    }
 }
 
 /// How many inputs share one in-memory store in [`import_show`].

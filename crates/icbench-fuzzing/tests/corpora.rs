@@ -120,6 +120,34 @@ fn store_corpus_and_a_database_damaged_at_every_page() {
     assert!(damaged >= 8, "a database of {} bytes", good.len());
 }
 
+/// Every bundle in `results/` as it is, and with one byte changed (the
+/// hash refuses it; the target reseals it and takes it the whole way).
+#[test]
+fn bundle_corpus_and_every_bundle_in_results() {
+    let n = replay("bundle", icbench_fuzzing::bundle);
+    let mut seen = 0;
+    for e in std::fs::read_dir(root().join("results")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let good = std::fs::read(&p).unwrap();
+        timed(&p.display().to_string(), &good, icbench_fuzzing::bundle);
+        // A digit of the first `elapsed_ns` changed: still a bundle, not
+        // the one its hash was made of.
+        let text = String::from_utf8(good).unwrap();
+        if let Some(at) = text.find("\"elapsed_ns\": ") {
+            let at = at + "\"elapsed_ns\": ".len();
+            let mut bad = text.into_bytes();
+            bad[at] = if bad[at] == b'9' { b'1' } else { b'9' };
+            assert!(icbench_bundle::Bundle::parse(std::str::from_utf8(&bad).unwrap()).is_err());
+            timed(&format!("{} changed", p.display()), &bad, icbench_fuzzing::bundle);
+        }
+        seen += 1;
+    }
+    assert!(n >= 2 && seen >= 3, "{n} corpus inputs, {seen} bundles in results/");
+}
+
 /// The store target's patches land where they say, wrap at the end, and
 /// a cut-short patch writes what it has.
 #[test]
