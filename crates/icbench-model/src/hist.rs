@@ -170,8 +170,9 @@ impl LatencyHistogram {
         // overflow"): an error where overflow wraps (release), a panic where
         // it is checked (debug and fuzz builds; issue #30, the store
         // target). Any panic of the decoder is the blob's damage, said as such.
+        let v2 = checked_v2(blob)?;
         let decoded = std::panic::catch_unwind(|| {
-            Deserializer::new().deserialize::<u64, _>(&mut std::io::Cursor::new(blob))
+            Deserializer::new().deserialize::<u64, _>(&mut std::io::Cursor::new(&*v2))
         });
         let hist: Histogram<u64> = match decoded {
             Ok(r) => r.map_err(|e| HistogramError::Corrupt(format!("{e:?}")))?,
@@ -191,6 +192,63 @@ impl LatencyHistogram {
         }
         Ok(LatencyHistogram { hist, clamped })
     }
+}
+
+/// The most bytes of counts a stored histogram holds once inflated. A
+/// full histogram of icbench's bounds is 28,672 counts of at most 9 bytes
+/// each (≈ 258 KB); this leaves room for any bounds hdrhistogram accepts
+/// with 3 significant digits and refuses a deflate stream that would
+/// inflate without end.
+pub const MAX_BLOB_PAYLOAD: usize = 8 << 20;
+
+/// The V2 header's bytes before the counts: cookie, payload length,
+/// normalizing offset, digits, lowest and highest value, int/double ratio.
+const V2_HEADER: usize = 40;
+/// hdrhistogram's V2 cookies, plain and deflated (its serialization
+/// module; the HdrHistogram V2 encoding).
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9314;
+
+/// The blob as plain V2 bytes, inflated if it is deflated, once its
+/// header's payload length is no more than the bytes it holds: hdrhistogram
+/// 7.6's decoder allocates and zeroes that length (a u32, up to 4 GiB)
+/// before reading a byte of it (deserializer.rs, `payload_buf.resize`), so
+/// a damaged length made `show` allocate gigabytes (issue #30, the store
+/// fuzz target's third find). Other damage is the decoder's to find.
+fn checked_v2(blob: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, HistogramError> {
+    use std::io::Read;
+    let corrupt = |why: String| HistogramError::Corrupt(why);
+    let word = |b: &[u8], at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    };
+    let plain = match word(blob, 0) {
+        Some(V2_COOKIE) => std::borrow::Cow::Borrowed(blob),
+        Some(V2_COMPRESSED_COOKIE) => {
+            let len = word(blob, 4).ok_or_else(|| corrupt("cut short in its header".into()))?;
+            let deflated = blob
+                .get(8..8 + len as usize)
+                .ok_or_else(|| corrupt(format!("{len} deflated bytes declared, fewer held")))?;
+            let mut out = Vec::new();
+            let limit = (V2_HEADER + MAX_BLOB_PAYLOAD) as u64 + 1;
+            flate2::read::ZlibDecoder::new(deflated)
+                .take(limit)
+                .read_to_end(&mut out)
+                .map_err(|e| corrupt(format!("its deflate stream: {e}")))?;
+            if out.len() as u64 >= limit {
+                return Err(corrupt(format!(
+                    "it inflates past {MAX_BLOB_PAYLOAD} bytes of counts, more than a histogram holds"
+                )));
+            }
+            std::borrow::Cow::Owned(out)
+        }
+        _ => return Err(corrupt("not an HdrHistogram V2 blob".into())),
+    };
+    let declared = word(&plain, 4).ok_or_else(|| corrupt("cut short in its header".into()))?;
+    let held = plain.len().saturating_sub(V2_HEADER);
+    if declared as usize > held.min(MAX_BLOB_PAYLOAD) {
+        return Err(corrupt(format!("{declared} bytes of counts declared, {held} held")));
+    }
+    Ok(plain)
 }
 
 /// A histogram in a bundle's JSON (issue #31): its V2 + deflate blob in
