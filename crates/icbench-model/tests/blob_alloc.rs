@@ -38,6 +38,10 @@ unsafe impl GlobalAlloc for Largest {
 #[global_allocator]
 static ALLOC: Largest = Largest;
 
+/// One test measures at a time: the allocator counts every thread's
+/// allocations, and the test harness runs tests on threads side by side.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// An uncompressed V2 header (cookie 0x1c849313) for icbench's bounds,
 /// declaring `payload_len` bytes of counts, followed by `have` of them.
 fn v2(payload_len: u32, have: usize) -> Vec<u8> {
@@ -53,11 +57,17 @@ fn v2(payload_len: u32, have: usize) -> Vec<u8> {
     b
 }
 
-/// The same bytes deflated behind the compressed cookie (0x1c849314).
-fn compressed(inner: &[u8]) -> Vec<u8> {
+/// The same bytes deflated behind the compressed cookie (0x1c849314),
+/// followed by `zeros` zero bytes (written a mebibyte at a time, so that
+/// the test itself allocates no more than that).
+fn compressed(inner: &[u8], zeros: usize) -> Vec<u8> {
     use std::io::Write;
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     z.write_all(inner).unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..zeros / chunk.len() {
+        z.write_all(&chunk).unwrap();
+    }
     let z = z.finish().unwrap();
     let mut b = Vec::new();
     b.extend_from_slice(&0x1c84_9314u32.to_be_bytes());
@@ -68,12 +78,13 @@ fn compressed(inner: &[u8]) -> Vec<u8> {
 
 #[test]
 fn a_blob_declaring_more_counts_than_it_holds_is_corrupt_and_not_allocated() {
+    let _one = MEASURING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // The honest blobs decode (so the header above is the real format).
     let h = LatencyHistogram::from_blob(&v2(4, 4), 0).expect("four counts of 1");
     assert_eq!(h.len(), 4);
-    assert_eq!(LatencyHistogram::from_blob(&compressed(&v2(4, 4)), 0).unwrap().len(), 4);
+    assert_eq!(LatencyHistogram::from_blob(&compressed(&v2(4, 4), 0), 0).unwrap().len(), 4);
     LARGEST.store(0, Ordering::Relaxed);
-    for blob in [v2(u32::MAX - 7, 4), compressed(&v2(u32::MAX - 7, 4)), v2(1 << 30, 64)] {
+    for blob in [v2(u32::MAX - 7, 4), compressed(&v2(u32::MAX - 7, 4), 0), v2(1 << 30, 64)] {
         let e = LatencyHistogram::from_blob(&blob, 0).expect_err("a payload it does not hold");
         assert!(e.to_string().contains("corrupt"), "{e}");
     }
@@ -86,9 +97,8 @@ fn a_blob_declaring_more_counts_than_it_holds_is_corrupt_and_not_allocated() {
 /// inflated whole.
 #[test]
 fn a_blob_that_inflates_without_end_is_corrupt() {
-    let mut inner = v2(200 << 20, 0);
-    inner.extend(std::iter::repeat_n(0u8, 200 << 20));
-    let blob = compressed(&inner);
+    let _one = MEASURING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let blob = compressed(&v2(200 << 20, 0), 200 << 20);
     assert!(blob.len() < 1 << 20, "{} bytes deflated", blob.len());
     LARGEST.store(0, Ordering::Relaxed);
     let e = LatencyHistogram::from_blob(&blob, 0).expect_err("too large once inflated");
