@@ -10,6 +10,7 @@
 #[cfg(test)]
 mod arg_fuzz;
 mod flags;
+mod measure;
 mod record;
 mod settings;
 
@@ -17,17 +18,17 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
-use icbench_engine::{LinkRun, cpu};
+use icbench_engine::cpu;
 use icbench_link::LinkSpec;
-use icbench_model::{CellOutcome, CellResult, Pattern, RunMeta, RunStatus};
+use icbench_model::{Pattern, RunMeta, RunStatus};
 use icbench_plan::{Plan, PlanCell};
 use icbench_store::{RunId, RunSource, Store};
 
 pub(crate) use flags::FromFlags;
-use record::Recorder;
+use measure::{Measured, measure};
 pub(crate) use settings::{Settings, peer_launch};
 
 use crate::cli::RunArgs;
@@ -313,188 +314,6 @@ fn place_host(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// Places this thread for a group of cells: its host CPU and scheduling.
-fn place_cell(settings: &Settings, cell: &PlanCell) -> Result<(), String> {
-    let (host, _) = settings.cpus_of(cell);
-    cpu::pin_current_thread(host).map_err(|e| e.to_string())?;
-    match settings.fifo_of(cell) {
-        Some(p) => cpu::set_fifo(p).map_err(|e| e.to_string()),
-        None => cpu::set_other().map_err(|e| e.to_string()),
-    }
-}
-
-/// Consecutive cells that can share one session (same link, placement and
-/// scheduling).
-fn groups(cells: &[PlanCell]) -> Vec<&[PlanCell]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for i in 1..=cells.len() {
-        if i == cells.len() || !cells[i - 1].shares_session(&cells[i]) {
-            out.push(&cells[start..i]);
-            start = i;
-        }
-    }
-    out
-}
-
-/// How measuring ended: the status, why a budget stopped it, and the notes
-/// the engine reported on the way.
-type Measured = Result<(RunStatus, Option<String>, Vec<String>)>;
-
-/// Measures `todo` (cells of `plan`, in order) into run `run`.
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    store: &mut Store,
-    run: RunId,
-    plan: &Plan,
-    settings: &Settings,
-    todo: &[PlanCell],
-    fault: Option<icbench_engine::Fault>,
-    a: &RunArgs,
-    done: usize,
-) -> Measured {
-    let (json_stream, no_remeasure) = (a.json_stream, a.no_remeasure);
-    install_sigint();
-    let cell_time = Duration::from_nanos(plan.cell_time_ns);
-    let deadline = plan.budget_ns.map(|b| Instant::now() + Duration::from_nanos(b));
-    let peer = settings::peer_launch(settings.peer)?;
-    let mut rec = Recorder::new(store, run, plan.cells.len(), done, json_stream);
-    let mut faulted = HashSet::new();
-    // Kept across the groups: each CPU pair's clock is checked once a run.
-    let mut clocks = icbench_engine::ClockChecks::new();
-    let mut status = (RunStatus::Finished, None);
-    // A budget is looked at between cells: with one, every cell is its own
-    // group (its own session), so that a spent budget stops the run at the
-    // next cell whatever the plan's grouping (before, a one-link plan ran
-    // whole: issue #22).
-    let mut round: Vec<PlanCell> = todo.to_vec();
-    let mut remeasured = false;
-    // The re-measure round may take a quarter of the planned blocks' time
-    // (REMEASURE_SHARE): on a machine that disturbs most blocks it would
-    // otherwise add a third to the run (2026-11-26: 222-289 of 900 blocks,
-    // 51-62 s default runs), and the default run is to stay within a minute.
-    let planned_start = Instant::now();
-    // (until when the re-measure round may run, the planned blocks' time)
-    let mut remeasure_until: Option<(Instant, Duration)> = None;
-    'rounds: loop {
-        let grouped: Vec<&[PlanCell]> =
-            if deadline.is_some() { round.chunks(1).collect() } else { groups(&round) };
-        let mut measured_in_round = 0;
-        for (i, group) in grouped.into_iter().enumerate() {
-            if STOP.load(Ordering::SeqCst) {
-                status.0 = RunStatus::Interrupted;
-                break;
-            }
-            // The round's first group always runs: on a loaded machine the
-            // time between setting the limit and this check can exceed it
-            // (CI, 2026-11-28: a hogged 2-block run re-measured nothing).
-            if let Some((until, planned)) = remeasure_until
-                && measured_in_round > 0
-                && Instant::now() >= until
-            {
-                let left = round.len() - measured_in_round;
-                icbench_engine::Observer::run_note(
-                    &mut rec,
-                    &format!(
-                        "{left} of {} disturbed blocks not measured again: the round may take a \
-                         quarter of the planned blocks' {:.1} s, and that was spent",
-                        round.len(),
-                        planned.as_secs_f64()
-                    ),
-                );
-                break 'rounds;
-            }
-            measured_in_round += group.len();
-            // The first cell always runs, so every invocation makes progress
-            // however small the budget (and `--resume` always gets further).
-            if (i > 0 || remeasured) && deadline.is_some_and(|d| Instant::now() >= d) {
-                let spent = icbench_plan::estimate::human(Duration::from_nanos(
-                    plan.budget_ns.unwrap_or(0),
-                ));
-                status = (
-                    RunStatus::Interrupted,
-                    Some(format!(
-                        "the plan's budget of {spent} was spent: {} blocks measured, {} left; \
-                     `icbench run --resume {run}` measures them",
-                        rec.stored,
-                        (todo.len() + rec.extra).saturating_sub(rec.stored)
-                    )),
-                );
-                break 'rounds;
-            }
-            let c0 = &group[0];
-            let spec = LinkSpec::parse(&c0.link).map_err(|e| {
-                anyhow::anyhow!("the plan's link '{}' no longer parses: {e}", c0.link)
-            })?;
-            rec.expect(group);
-            let specs: Vec<_> = group.iter().map(settings::cell_spec).collect();
-            if let Err(reason) = place_cell(settings, c0) {
-                // Every cell of the group fails with the reason; the run goes on.
-                let cfg = settings.engine(c0, cell_time, peer.clone(), None);
-                for c in &specs {
-                    let key = c.key(&cfg, &spec);
-                    icbench_engine::Observer::cell_started(&mut rec, &key);
-                    let outcome =
-                        CellOutcome::Failed { reason: format!("placing the host: {reason}") };
-                    icbench_engine::Observer::cell_finished(&mut rec, &CellResult { key, outcome });
-                }
-                continue;
-            }
-            let f = if faulted.insert(c0.link.clone()) { fault } else { None };
-            let cfg = settings.engine(c0, cell_time, peer.clone(), f);
-            if icbench_engine::run_link(&cfg, &spec, &specs, &mut clocks, &mut rec)
-                == LinkRun::Interrupted
-            {
-                status.0 = RunStatus::Interrupted;
-                break 'rounds;
-            }
-            if rec.error.is_some() {
-                break 'rounds;
-            }
-        }
-        // Once, after every planned cell: each block the kernel's counters
-        // showed disturbed is measured again, in a new random order (issue #15;
-        // at most one extra block per planned block, so at most K per cell).
-        if remeasured || no_remeasure || plan.repetitions < 2 || STOP.load(Ordering::SeqCst) {
-            break;
-        }
-        round = remeasure(plan, &rec.to_measure_again());
-        if round.is_empty() {
-            break;
-        }
-        remeasured = true;
-        let planned = planned_start.elapsed();
-        remeasure_until = Some((Instant::now() + planned / REMEASURE_SHARE, planned));
-        rec.add_cells(round.len());
-        icbench_engine::Observer::run_note(
-            &mut rec,
-            &format!(
-                "{} disturbed blocks measured again after the planned ones (the view uses the \
-             undisturbed blocks of a cell when at least two remain)",
-                round.len()
-            ),
-        );
-    }
-    let probes = rec.probes;
-    let (mut notes, error) = rec.finish();
-    if probes.0 > 0 {
-        let spent = planned_start.elapsed().as_nanos().max(1) as f64;
-        notes.push(format!(
-            "state probe (a one-cache-line and a wake-up round trip) before each of {} sessions: {:.0} ms in \
-             all, {:.1} % of the measuring; `show --blocks` lists each block's probe",
-            probes.0,
-            probes.1 as f64 / 1e6,
-            probes.1 as f64 / spent * 100.0
-        ));
-    }
-    if let Some(e) = error {
-        return Err(
-            e.context("storing a cell; the run stopped, and every cell stored before it is kept")
-        );
-    }
-    Ok((status.0, status.1, notes))
-}
-
 /// The floor's cheap part again after the last cell, under SCHED_OTHER as
 /// at the head: whether the machine changed under the run (issue #15).
 fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
@@ -519,37 +338,6 @@ fn floor_tail(store: &mut Store, id: RunId, meta: &mut RunMeta) -> Result<()> {
         Err(e) => meta.notes.push(format!("floor at the tail: {e}")),
     }
     Ok(())
-}
-
-/// The re-measure round's time is at most the planned blocks' time divided
-/// by this (docs/method.md, "Replicates").
-const REMEASURE_SHARE: u32 = 4;
-
-/// The blocks to measure again: one new block per disturbed block, with
-/// the next `rep` of its cell and a plan index past the plan's (a resumed
-/// run measures the plan, not these), in a random order from the plan's
-/// seed.
-fn remeasure(plan: &Plan, disturbed: &[PlanCell]) -> Vec<PlanCell> {
-    let mut next_rep: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    let mut out = Vec::with_capacity(disturbed.len());
-    for c in disturbed {
-        let mut t = c.clone();
-        t.index = 0;
-        t.rep = 0;
-        t.factors.remove("rep");
-        let key = serde_json::to_string(&t).unwrap_or_default();
-        let r = next_rep.entry(key).or_insert(plan.repetitions);
-        let mut extra = c.clone();
-        extra.rep = *r;
-        extra.factors.insert("rep".into(), r.to_string());
-        *r += 1;
-        out.push(extra);
-    }
-    icbench_plan::order::shuffle(&mut out, plan.seed ^ 0x5eed_0f2e_4ea5);
-    for (i, c) in out.iter_mut().enumerate() {
-        c.index = (plan.cells.len() + i) as u32;
-    }
-    out
 }
 
 /// Records how the run ended and prints it.
@@ -686,22 +474,4 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     let mut meta = store.load_run(id)?.meta;
     let measured = measure(&mut store, id, &plan, &settings, &todo, None, a, done.len());
     finish(a, store, id, &mut meta, measured)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cell(link: &str, channels: u32) -> PlanCell {
-        PlanCell { channels, ..PlanCell::new(link, Pattern::PingPong, 64) }
-    }
-
-    #[test]
-    fn consecutive_cells_of_one_link_share_a_session() {
-        let cells =
-            [cell("pipe", 1), cell("pipe", 1), cell("unix", 1), cell("unix", 4), cell("pipe", 1)];
-        let sizes: Vec<usize> = groups(&cells).iter().map(|g| g.len()).collect();
-        assert_eq!(sizes, [2, 1, 1, 1]);
-        assert!(groups(&[]).is_empty());
-    }
 }
