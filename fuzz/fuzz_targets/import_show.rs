@@ -3,6 +3,11 @@
 //! stable.
 #![no_main]
 
+// One allocation past 1 GiB is a crash (icbench_fuzzing::alloc says why
+// libFuzzer's -malloc_limit_mb cannot see it here).
+#[global_allocator]
+static ALLOC: icbench_fuzzing::alloc::Bounded = icbench_fuzzing::alloc::Bounded::FUZZ;
+
 // A panic the code under test catches is not a crash (see
 // `uncaught_panics_only`); any other is.
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -3,4 +3,9 @@
 //! stable.
 #![no_main]
 
+// One allocation past 1 GiB is a crash (icbench_fuzzing::alloc says why
+// libFuzzer's -malloc_limit_mb cannot see it here).
+#[global_allocator]
+static ALLOC: icbench_fuzzing::alloc::Bounded = icbench_fuzzing::alloc::Bounded::FUZZ;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| icbench_fuzzing::proto::stream_parser(data));

@@ -23,6 +23,7 @@
 //!   stored, loaded back and shown;
 //! - [`proto`]: the wire protocol's parsers (a device's bytes).
 
+pub mod alloc;
 pub mod proto;
 
 /// Runs `check` with panics judged as in icbench's own builds: a panic the
