@@ -114,6 +114,36 @@ pub(crate) enum Refused {
     Io(std::io::Error),
 }
 
+/// Claims run `id` for this process, for as long as it measures: `run`
+/// and `run --resume`, and the runs `chip`, `timer`, `wakeup` and `irq`
+/// begin (before, those four held none, and `icbench runs` showed each as
+/// `abandoned` while it was being measured). A database whose lock file
+/// cannot be made is measured all the same, saying what is lost; a run
+/// another process holds is refused, naming it.
+pub(crate) fn run(db: &Path, id: icbench_store::RunId) -> anyhow::Result<Option<Claim>> {
+    use crate::error::bad;
+    match claim(db, id.0) {
+        Ok(c) => Ok(Some(c)),
+        Err(Refused::Held(Some(pid))) => Err(bad(format!(
+            "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid}) \
+             and then resume"
+        ))),
+        Err(Refused::Held(None)) => Err(bad(format!(
+            "run {id} is being measured by another process (its lock file {}.lock is gone, so \
+             it cannot be named): wait for it, or stop it, and then resume",
+            db.display()
+        ))),
+        Err(Refused::Io(e)) => {
+            crate::errln!(
+                "icbench: warning: cannot lock {}.lock ({e}): nothing stops a second `--resume {id}` \
+                 from measuring this run at the same time",
+                db.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
 /// Claims run `run` of the database at `db` for this process.
 pub(crate) fn claim(db: &Path, run: i64) -> Result<Claim, Refused> {
     let file = OpenOptions::new()

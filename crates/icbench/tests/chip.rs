@@ -18,6 +18,30 @@ fn chip(db: &std::path::Path, peer: &str, args: &[&str]) -> std::process::Output
         .unwrap()
 }
 
+/// [`chip`] with the address space bounded at 4 GiB, for a test of a bound
+/// on memory: without the bound a regression grows until allocation
+/// fails, not until the machine swaps.
+fn chip_bounded(db: &std::path::Path, peer: &str, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let cmd = format!("{peer} --onchip - --path {{path}}");
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"));
+    c.env_remove("ICBENCH_DB")
+        .args(["chip", "-L", "pty", "--peer-cmd", &cmd, "--timeout", "2s", "--db"])
+        .arg(db)
+        .args(args);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit { rlim_cur: 4 << 30, rlim_max: 4 << 30 };
+            match libc::setrlimit(libc::RLIMIT_AS, &lim) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    c.output().unwrap()
+}
+
 #[test]
 fn every_pattern_both_directions_and_both_regions_are_measured_and_stored() {
     let Some(peer) = icb_peer() else { return };
@@ -166,6 +190,93 @@ fn a_plan_runs_its_repetitions_and_a_bad_plan_is_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("line 2") && err.trim().lines().count() == 1, "{err}");
+}
+
+/// Issue #30 item 6 for `chip --plan`: more cells than a plan may have are
+/// refused in one line that says the count, before they are built (before,
+/// `repetitions = 4294967295` grew to 7 GB in 20 s with nothing said) —
+/// from the plan alone, and once the chip has said its regions (`region =
+/// "all"`: two here, 200,000 × 8 cells).
+#[test]
+fn a_plan_of_more_cells_than_a_plan_may_have_is_refused_in_one_line() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let plan = dir.path().join("p.toml");
+    for (reps, region, want) in [
+        (4294967295u64, "ram0", "4 on-chip cells × 4294967295 repetitions is more than 1000000"),
+        (200000, "all", "8 on-chip cells × 200000 repetitions is more than 1000000"),
+    ] {
+        std::fs::write(
+            &plan,
+            format!(
+                "repetitions = {reps}\n[factors]\npattern = \"pingpong\"\nsize = [4, 64]\n\
+                 region = \"{region}\"\n"
+            ),
+        )
+        .unwrap();
+        let t0 = std::time::Instant::now();
+        let out = chip_bounded(&db, peer, &["--plan", plan.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{reps}: {err}");
+        assert!(err.contains(want) && err.trim().lines().count() == 1, "{reps}: {err}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(60), "{reps}: {:?}", t0.elapsed());
+        assert!(!db.exists(), "{reps}: refused before a run exists");
+    }
+}
+
+/// Each cell is stored as it finishes and the run is held while it is
+/// measured: `runs` says `running` then, and after a `kill -9` the cells
+/// measured so far are kept and the run is `abandoned` (before, a chip run
+/// stored its cells after the last one, and showed `abandoned` while
+/// alive). Piped, stderr gets no progress line of carriage returns.
+#[test]
+fn a_chip_run_stores_each_cell_as_it_finishes_and_is_held_while_it_measures() {
+    let Some(peer) = icb_peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let cmd = format!("{peer} --onchip - --path {{path}}");
+    // Sixteen cells of two million round trips: about a second each here.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("icbench"))
+        .env_remove("ICBENCH_DB")
+        .args(["chip", "-L", "pty", "--peer-cmd", &cmd, "--timeout", "10s", "-p", "pingpong"])
+        .args(["-s", "4,64,256,1K", "--count", "2000000", "--db"])
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stored = || -> i64 {
+        let Ok(c) =
+            rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        else {
+            return 0;
+        };
+        c.query_row("SELECT count(*) FROM cells", [], |r| r.get(0)).unwrap_or(0)
+    };
+    let status = || -> String {
+        let out = icbench().args(["runs", "--json", "--db"]).arg(&db).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["runs"][0]["status"].as_str().unwrap_or("").to_string()
+    };
+    let t0 = std::time::Instant::now();
+    while stored() < 2 {
+        assert!(t0.elapsed().as_secs() < 120, "two cells not stored in 120 s");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its second cell");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(status(), "running");
+    child.kill().unwrap();
+    let _ = child.wait();
+    let kept = stored();
+    assert!((2..16).contains(&kept), "{kept} cells kept");
+    assert_eq!(status(), "abandoned");
+    let show = icbench().args(["show", "1", "--json", "--db"]).arg(&db).output().unwrap();
+    let v: Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(rows(&v, "pingpong").len() as i64, kept, "{v}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!err.contains('\r'), "{err:?}");
 }
 
 /// A reply damaged on the link (its CRC) is asked for once more on a

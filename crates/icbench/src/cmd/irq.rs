@@ -51,7 +51,8 @@ pub fn irq(a: &IrqArgs) -> Result<ExitCode> {
         stop: &STOP,
     };
     let held = rt::prepare(&a.rt)?;
-    let (store, id, mut meta) = rt::begin(&a.rt, driver_cpu, waiter_cpu, "CLOCK_MONOTONIC")?;
+    let (store, id, mut meta, _claim) =
+        rt::begin(&a.rt, driver_cpu, waiter_cpu, "CLOCK_MONOTONIC")?;
     meta.notes.push(held.note());
     meta.notes.push(format!(
         "GPIO loopback on {} ({}): line {} → line {}{}; edges stamped by the kernel on {}",

@@ -156,13 +156,14 @@ pub(crate) fn prepare(a: &RtCommon) -> Result<Prepared> {
     Ok(Prepared { dma })
 }
 
-/// Opens the store and records the start of the run.
+/// Opens the store, records the start of the run and claims it for this
+/// process ([`crate::claim::run`]).
 pub(crate) fn begin(
     a: &RtCommon,
     host_cpu: u32,
     peer_cpu: u32,
     clock: &str,
-) -> Result<(Store, RunId, RunMeta)> {
+) -> Result<(Store, RunId, RunMeta, Option<crate::claim::Claim>)> {
     let mut store = open_store(&a.db)?;
     let placement = Placement {
         host_cpu,
@@ -175,7 +176,8 @@ pub(crate) fn begin(
     let overhead = icbench_engine::clock::read_overhead_ns(10_000);
     let m = meta::gather(&placement, clock, overhead, icbench_engine::clock::granule_ns());
     let id = store.begin_run(&m)?;
-    Ok((store, id, m))
+    let claim = crate::claim::run(&a.db, id)?;
+    Ok((store, id, m, claim))
 }
 
 /// Starts the load, if any, bounded to the measurement's expected length

@@ -28,7 +28,7 @@ pub fn timer(a: &TimerArgs) -> Result<ExitCode> {
         stop: &STOP,
     };
     let held = rt::prepare(&a.rt)?;
-    let (store, id, mut meta) =
+    let (store, id, mut meta, _claim) =
         rt::begin(&a.rt, cpus[0], *cpus.last().unwrap_or(&cpus[0]), "CLOCK_MONOTONIC")?;
     meta.notes.push(held.note());
     let expected = c.interval * u32::try_from(c.loops).unwrap_or(u32::MAX);

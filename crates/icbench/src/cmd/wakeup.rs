@@ -77,7 +77,8 @@ pub fn wakeup(a: &WakeupArgs) -> Result<ExitCode> {
         stop: &STOP,
     };
     let held = rt::prepare(&a.rt)?;
-    let (store, id, mut meta) = rt::begin(&a.rt, tx, rx, icbench_engine::clock::CLOCK_NAME)?;
+    let (store, id, mut meta, _claim) =
+        rt::begin(&a.rt, tx, rx, icbench_engine::clock::CLOCK_NAME)?;
     meta.notes.push(held.note());
     let check = check_common_clock(tx, rx, 10_000, timeout).map_err(anyhow::Error::msg)?;
     if !check.ok() {

@@ -8,6 +8,7 @@
 
 mod flash;
 mod plan;
+mod record;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -15,9 +16,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use icbench_engine::onchip::{Chip, ChipCell, OnChipDirection, notify, probe_chip, run_chip};
-use icbench_engine::{Budget, EngineConfig, LinkRun, Observer, PeerLaunch, Protocol};
+use icbench_engine::{Budget, EngineConfig, LinkRun, PeerLaunch, Protocol};
 use icbench_link::LinkSpec;
-use icbench_model::{CellKey, CellOutcome, CellResult, Pattern, PeerMode, RunStatus, Sched};
+use icbench_model::{CellOutcome, Pattern, PeerMode, RunStatus, Sched};
 
 use crate::cli::{ChipArgs, CpuArgs};
 use crate::cmd::run::{STOP, install_sigint};
@@ -187,7 +188,7 @@ fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
         Some((name, seed)) => (format!("plan {name}"), seed),
         None => ("flags".to_string(), None),
     };
-    Ok(Ask {
+    let ask = Ask {
         patterns: patterns(&l.patterns)?,
         sizes,
         directions: directions(&l.directions)?,
@@ -205,7 +206,40 @@ fn ask_lists(l: Lists, plan: Option<(String, Option<u64>)>) -> Result<Ask> {
             Some(i) => list("--image", i)?,
             None => Vec::new(),
         },
-    })
+    };
+    // The chip's regions are not known yet: counted again once it answers.
+    check_count(&ask, ask.regions.as_ref().map_or(1, Vec::len))?;
+    Ok(ask)
+}
+
+/// Refuses more cells than a plan may have (`icbench_plan::expand::MAX_CELLS`)
+/// before they are built, in one line that says the count (issue #30 item
+/// 6, here for `chip --plan`: `repetitions = 4294967295` built cells until
+/// the machine ran out of memory, 7 GB in 20 s, with nothing said).
+fn check_count(ask: &Ask, regions: usize) -> Result<()> {
+    let max = icbench_plan::expand::MAX_CELLS;
+    let treatments = [
+        ask.patterns.len(),
+        ask.sizes.len(),
+        ask.directions.len(),
+        ask.notifies.len(),
+        ask.images.len().max(1),
+        regions,
+    ]
+    .into_iter()
+    .try_fold(1usize, usize::checked_mul);
+    let total = treatments.and_then(|t| t.checked_mul(ask.repetitions as usize));
+    match (treatments, total) {
+        (Some(_), Some(n)) if n <= max => Ok(()),
+        (Some(t), _) => Err(bad(format!(
+            "{t} on-chip cells × {} repetitions is more than {max} cells: fewer repetitions or \
+             fewer levels",
+            ask.repetitions
+        ))),
+        (None, _) => {
+            Err(bad(format!("the levels make more than {max} on-chip cells: fewer levels")))
+        }
+    }
 }
 
 /// Every cell: pattern, region, notify, direction, size (and repetition),
@@ -323,35 +357,6 @@ fn describe(chip: &Chip) -> Vec<String> {
     notes
 }
 
-/// Collects the cells and the engine's notes, and says how far the run is.
-struct Collect {
-    cells: Vec<CellResult>,
-    total: usize,
-    notes: Vec<String>,
-}
-
-impl Observer for Collect {
-    fn cell_started(&mut self, key: &CellKey) {
-        let f = |n: &str| key.factor(n).unwrap_or("").to_string();
-        crate::errout!(
-            "\ricbench: cell {}/{}: {} {} B {} {} {}   ",
-            self.cells.len() + 1,
-            self.total,
-            key.pattern,
-            key.size_bytes,
-            f("direction"),
-            f("region"),
-            f("notify")
-        );
-    }
-    fn cell_finished(&mut self, r: &CellResult) {
-        self.cells.push(r.clone());
-    }
-    fn run_note(&mut self, note: &str) {
-        self.notes.push(note.to_string());
-    }
-}
-
 pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
     let ask = ask(a)?;
     let spec = LinkSpec::parse(&a.link).map_err(|e| bad(format!("-L {}: {e}", a.link)))?;
@@ -378,6 +383,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         on_chip = Some(first.clone());
     }
     let chip = probe_chip(&cfg, &spec).map_err(bad)?;
+    check_count(&ask, ask.regions.as_ref().map_or(chip.regions.len(), Vec::len))?;
     let mut cells = cells(&ask, &chip);
     if let Some(why) = cells
         .iter()
@@ -413,22 +419,28 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         }
     });
     let id = store.begin_run(&meta)?;
+    let _claim = crate::claim::run(&a.db.db, id)?;
     crate::errln!(
         "icbench: run {id}: {} on-chip cells through {spec} ({} repetitions each)",
         cells.len(),
         ask.count
     );
-    let mut obs = Collect { cells: Vec::new(), total: cells.len(), notes: Vec::new() };
+    let mut obs = record::Recorder::new(&mut store, id, cells.len());
     let mut put = |image: &str| match &flash_argv {
         Some(argv) => flash::flash(argv, image),
         None => Err("no --flash-cmd".to_string()),
     };
     let how = run_chip(&cfg, &spec, &cells, &mut obs, on_chip, &mut put);
-    crate::errln!("");
-    for c in &obs.cells {
-        store.insert_cell(id, c)?;
+    obs.end();
+    let record::Recorder { cells: measured, notes: mut engine_notes, error, .. } = obs;
+    if let Some(e) = error {
+        let _ =
+            store.finish_run(id, RunStatus::Interrupted, meta::now_unix_ns(), None, &meta.notes);
+        return Err(
+            e.context("storing a cell; the run stopped, and every cell stored before it is kept")
+        );
     }
-    meta.notes.append(&mut obs.notes);
+    meta.notes.append(&mut engine_notes);
     let interrupted = how == LinkRun::Interrupted || STOP.load(Ordering::SeqCst);
     let status = if interrupted { RunStatus::Interrupted } else { RunStatus::Finished };
     store.finish_run(id, status, meta::now_unix_ns(), None, &meta.notes)?;
@@ -441,8 +453,7 @@ pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
         icbench_report::table::run(&view, &mut out, crate::cmd::show::detail(a.cells))
             .context("writing the tables")?;
     }
-    let failed =
-        obs.cells.iter().filter(|c| !matches!(c.outcome, CellOutcome::Measured(_))).count();
+    let failed = measured.iter().filter(|c| !matches!(c.outcome, CellOutcome::Measured(_))).count();
     if interrupted {
         crate::errln!("icbench: interrupted: run {id} keeps what was measured");
         return Ok(crate::cmd::run::interrupted_exit());

@@ -150,33 +150,6 @@ pub(crate) fn fresh_seed() -> u64 {
 
 /// Places this thread, opens the store, records the run's start, its plan
 /// and its floor.
-/// Claims run `id` for this process ([`crate::claim`]). A database whose
-/// lock file cannot be made is measured all the same, saying what is lost;
-/// a run another process holds is refused, naming it.
-fn claim_run(db: &std::path::Path, id: RunId) -> Result<Option<crate::claim::Claim>> {
-    use crate::claim::{Refused, claim};
-    match claim(db, id.0) {
-        Ok(c) => Ok(Some(c)),
-        Err(Refused::Held(Some(pid))) => Err(bad(format!(
-            "run {id} is being measured by process {pid}: wait for it, or stop it (kill {pid}) \
-             and then resume"
-        ))),
-        Err(Refused::Held(None)) => Err(bad(format!(
-            "run {id} is being measured by another process (its lock file {}.lock is gone, so \
-             it cannot be named): wait for it, or stop it, and then resume",
-            db.display()
-        ))),
-        Err(Refused::Io(e)) => {
-            crate::errln!(
-                "icbench: warning: cannot lock {}.lock ({e}): nothing stops a second `--resume {id}` \
-                 from measuring this run at the same time",
-                db.display()
-            );
-            Ok(None)
-        }
-    }
-}
-
 fn start(
     a: &RunArgs,
     settings: &Settings,
@@ -233,7 +206,7 @@ fn start(
         }
     }
     let id = store.begin_run(&meta)?;
-    let claim = claim_run(&a.db, id)?;
+    let claim = crate::claim::run(&a.db, id)?;
     store.set_plan(id, &serde_json::to_string(plan)?, &serde_json::to_string(settings)?)?;
     // Issue #29 item 5: a cell is a row, a block one measurement of it.
     let cells = plan.cells.iter().filter(|c| c.rep == 0).count();
@@ -441,8 +414,8 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     }
     let Some((plan_json, settings_json, _)) = store.plan(id)? else {
         return Err(bad(format!(
-            "--resume {id}: run {id} has no stored plan (it was made before icbench kept plans); \
-             start a new run"
+            "--resume {id}: run {id} has no stored plan (`icbench chip`, `timer`, `wakeup` and \
+             `irq` keep none, nor did icbench before it kept plans): start a new run"
         )));
     };
     let corrupt = |what: &str, e: serde_json::Error| {
@@ -457,7 +430,7 @@ fn resume(a: &RunArgs, which: &str) -> Result<ExitCode> {
     }
     // Before anything is read as done: a second --resume of a run being
     // measured would measure the same cells again (issue #22).
-    let _claim = claim_run(&a.db, id).map_err(|e| bad(format!("--resume {id}: {e:#}")))?;
+    let _claim = crate::claim::run(&a.db, id).map_err(|e| bad(format!("--resume {id}: {e:#}")))?;
     let done: HashSet<u32> = store.plan_indexes_done(id)?.into_iter().collect();
     let todo: Vec<PlanCell> =
         plan.cells.iter().filter(|c| !done.contains(&c.index)).cloned().collect();
