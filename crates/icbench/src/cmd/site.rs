@@ -46,9 +46,10 @@ pub fn site(a: &SiteArgs) -> Result<ExitCode> {
     }
     let runs: usize = entries.iter().map(|e| e.runs.len()).sum();
     let said = format!(
-        "{} bundle{} ({runs} runs) into {}; open {}",
+        "{} bundle{} ({runs} run{}) into {}; open {}",
         entries.len(),
         if entries.len() == 1 { "" } else { "s" },
+        if runs == 1 { "" } else { "s" },
         a.output.display(),
         a.output.join("index.html").display()
     );
