@@ -33,7 +33,7 @@ pub use error::LinkError;
 pub use icbench_model::{LinkCaps, LinkCounters};
 pub use roots::Roots;
 pub use spec::{ADDR, KINDS, KindInfo, LinkSpec, SpecError, TEXT, parse_addr};
-pub use sysfs::SysfsError;
+pub use sysfs::{SysfsError, read_small};
 
 /// Set by the watchdog (or on teardown) to make a blocked or spinning link
 /// call return [`LinkError::Aborted`]. Blocking system calls are woken by a

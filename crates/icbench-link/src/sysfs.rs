@@ -18,9 +18,25 @@ pub enum SysfsError {
     Failed(String),
 }
 
+/// The longest attribute read, bytes: sysfs gives at most a page
+/// (Documentation/filesystems/sysfs.rst), and the procfs files icbench
+/// reads are shorter.
+const MAX_ATTR: u64 = 64 << 10;
+
 /// `<dir>/<attr>`, trimmed; None when absent or unreadable.
 pub(crate) fn read_attr(dir: &Path, attr: &str) -> Option<String> {
-    std::fs::read_to_string(dir.join(attr)).ok().map(|s| s.trim().to_string())
+    read_small(&dir.join(attr))
+}
+
+/// A sysfs or procfs file, trimmed; None when absent, unreadable or longer
+/// than a sysfs attribute can be (64 KiB). Under `--sysfs-root` or `doctor
+/// --root` a "file" may be anything: a link to /dev/zero took 2 GB before
+/// a word was said.
+pub fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path).ok()?.take(MAX_ATTR + 1).read_to_string(&mut text).ok()?;
+    (text.len() as u64 <= MAX_ATTR).then(|| text.trim().to_string())
 }
 
 /// A numeric attribute as the kernel prints it: decimal (rpmsg_char prints
@@ -95,6 +111,21 @@ fn natural_key(s: &str) -> (String, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An endless "attribute" (a fake tree's link to /dev/zero) is read
+    /// no further than an attribute can be, and counts as unreadable; one
+    /// page exactly is read whole.
+    #[test]
+    fn an_endless_file_is_not_read_to_its_end() {
+        let d = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", d.path().join("state")).unwrap();
+        assert_eq!(read_attr(d.path(), "state"), None);
+        let page = "x".repeat(MAX_ATTR as usize);
+        std::fs::write(d.path().join("big"), &page).unwrap();
+        assert_eq!(read_attr(d.path(), "big").map(|s| s.len()), Some(page.len()));
+        std::fs::write(d.path().join("bigger"), format!("{page}y")).unwrap();
+        assert_eq!(read_attr(d.path(), "bigger"), None);
+    }
 
     #[test]
     fn numbers_read_as_the_kernel_prints_them() {

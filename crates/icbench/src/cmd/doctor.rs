@@ -12,8 +12,8 @@ use crate::error::bad;
 
 pub fn doctor(a: &DoctorArgs) -> Result<ExitCode> {
     let roots = Roots::under(&a.root);
-    let online = std::fs::read_to_string(roots.sys.join("devices/system/cpu/online"))
-        .ok()
+    let online = roots
+        .sys("devices/system/cpu/online")
         .and_then(|t| CpuList::parse(&t))
         .ok_or_else(|| {
             bad(format!(

@@ -36,9 +36,10 @@ impl Roots {
         Roots { sys: dir.join("sys"), proc: dir.join("proc"), dev: dir.join("dev") }
     }
 
-    /// Reads a small sysfs/procfs file, trimmed; `None` if it cannot be read.
+    /// Reads a small sysfs/procfs file, trimmed; `None` if it cannot be
+    /// read or is longer than an attribute can be ([`icbench_link::read_small`]).
     pub(crate) fn read(&self, base: &Path, rel: &str) -> Option<String> {
-        std::fs::read_to_string(base.join(rel)).ok().map(|s| s.trim().to_string())
+        icbench_link::read_small(&base.join(rel))
     }
 
     pub(crate) fn sys(&self, rel: &str) -> Option<String> {

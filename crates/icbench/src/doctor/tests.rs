@@ -356,3 +356,18 @@ fn the_fast_counter_finding_follows_the_live_probe() {
     assert_verdict(&f, Verdict::Info);
     assert_eq!(f.found, "not available on 32-bit ARM: …");
 }
+
+/// Under `--root` a file may be anything: a link to /dev/zero (endless)
+/// is read no further than an attribute can be and counts as unreadable, where it
+/// took 2 GB before; an ordinary sysfs file reads as before.
+#[test]
+fn an_endless_file_in_the_tree_is_not_read_to_its_end() {
+    let t = Tree::new();
+    t.put("sys/devices/system/cpu/online", "0-1");
+    let gov = t.dir.path().join("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    std::fs::create_dir_all(gov.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &gov).unwrap();
+    let roots = Roots::under(t.dir.path());
+    assert_eq!(roots.sys("devices/system/cpu/online").as_deref(), Some("0-1"));
+    assert_eq!(roots.sys("devices/system/cpu/cpu0/cpufreq/scaling_governor"), None);
+}
