@@ -100,6 +100,19 @@ fn imported_seed_logs_show_model_compare_export_and_report() {
     assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 1 + 11, "header and 11 cells");
     let hgrm = ok(&db, &["export", &tty.to_string(), "--format", "hgrm"]);
     assert_eq!(hgrm.matches("Value     Percentile TotalCount").count(), 11);
+    // A file that cannot be written is named (a full disk said only "No
+    // space left on device").
+    if Path::new("/dev/full").exists() {
+        let out = icbench()
+            .args(["export", &tty.to_string(), "-f", "csv", "-o", "/dev/full", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("-o /dev/full: cannot write the export: No space left"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 
     // Report with a comparison section and separate SVG files.
     let html = dir.path().join("r.html");

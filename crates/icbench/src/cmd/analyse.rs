@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use icbench_model::CellResult;
 use icbench_report::compare::{Input, Side};
 use icbench_report::model::ModelFilter;
@@ -215,18 +215,27 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
     let store = open_reading(&a.db)?;
     let (run, view) = load_view(&store, &a.db, &a.run)?;
     let mut out = output(a.output.as_deref())?;
-    match a.format {
-        ExportFormat::Csv => icbench_report::export::csv(&view, &mut out)?,
-        ExportFormat::Json => icbench_report::json::run(&view, &mut out)?,
-        ExportFormat::Md => icbench_report::table::markdown(&view, &mut out)?,
-        ExportFormat::Hgrm => {
-            let n = icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?;
-            if n == 0 {
-                crate::errln!("icbench: run {} has no latency histograms to export", run.id);
+    let mut write = || -> Result<usize> {
+        let n = match a.format {
+            ExportFormat::Csv => icbench_report::export::csv(&view, &mut out).map(|()| 1)?,
+            ExportFormat::Json => icbench_report::json::run(&view, &mut out).map(|()| 1)?,
+            ExportFormat::Md => icbench_report::table::markdown(&view, &mut out).map(|()| 1)?,
+            ExportFormat::Hgrm => {
+                icbench_report::export::hgrm(run.id.0, &view.source, &run.cells, &mut out)?
             }
-        }
+        };
+        out.flush()?;
+        Ok(n)
+    };
+    // Which file could not be written (a full disk said only "No space
+    // left on device").
+    let n = write().with_context(|| match &a.output {
+        Some(p) => format!("-o {}: cannot write the export", p.display()),
+        None => "writing the export to standard output".to_string(),
+    })?;
+    if n == 0 {
+        crate::errln!("icbench: run {} has no latency histograms to export", run.id);
     }
-    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
