@@ -132,3 +132,40 @@ fn merge_takes_a_bundle_as_it_takes_a_database() {
     let shown: Value = serde_json::from_str(&ok(&lab, &["show", "1", "--json"])).unwrap();
     assert_eq!(shown["bulk"].as_array().unwrap().len(), 11);
 }
+
+/// `-o` names what is written into, not what is replaced: a symbolic link
+/// keeps pointing where it did and its target gets the bundle, a FIFO gets
+/// it through the pipe and stays a FIFO. Before, the bundle was renamed
+/// over either (and over `-o /dev/full`, which became a regular file).
+#[test]
+fn a_link_or_a_fifo_given_as_the_output_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let out = icbench()
+        .args(["run", "-L", "pipe", "-s", "64", "--cell-time", "3ms", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    common::finished_run(&out, &["run"]);
+    let (real, link) = (dir.path().join("real.json"), dir.path().join("link.json"));
+    std::fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(&db, &["bundle", "1", "-o", link.to_str().unwrap()]);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(&real).unwrap().contains("\"content_sha256\""));
+
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIP the FIFO half: mkfifo failed");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    ok(&db, &["bundle", "1", "-o", fifo.to_str().unwrap()]);
+    assert!(reader.join().unwrap().contains("\"content_sha256\""));
+    assert!(fifo.symlink_metadata().unwrap().file_type().is_fifo());
+}

@@ -88,9 +88,17 @@ fn this_machine() -> Machine {
     )
 }
 
-/// Writes beside the target and renames over it: a reader never sees half
-/// a bundle.
+/// Writes beside the target and renames over it, so that a reader never
+/// sees half a bundle — where the target is a regular file or nothing.
+/// Anything else is written into, as `>` would: `-o /dev/stdout`, a FIFO,
+/// a symbolic link (its target). Renaming over them replaced the device
+/// node or the link itself with a file (`-o /dev/full` left /dev/full a
+/// regular file; as root, `-o /dev/null` would have done the same).
 fn write_file(path: &Path, text: &str) -> Result<()> {
+    if path.symlink_metadata().is_ok_and(|m| !m.file_type().is_file()) {
+        return std::fs::write(path, text)
+            .map_err(|e| bad(format!("cannot write {}: {e}", path.display())));
+    }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::write(&tmp, text).map_err(|e| bad(format!("cannot write {}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, path).map_err(|e| {
