@@ -113,6 +113,14 @@ fn site_over_the_results_names_every_board() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
     assert!(!other.exists());
+    // `-o` a file, not a directory: said so, the file untouched.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "mine").unwrap();
+    let out = icbench().arg("site").arg(&bundles[0]).arg("-o").arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
 }
 
 /// Issue #31 item 5: `merge` takes bundles as it takes databases — the

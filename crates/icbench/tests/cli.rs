@@ -366,6 +366,8 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-L", "shm?wait=spin&wait=yield"], "wait is given twice"),
         (vec!["run", "-s", "64,,4K"], "empty size between commas"),
         (vec!["run", "--peer", "thread", "--peer-fault", "die-after=3"], "needs --peer process"),
+        (vec!["merge", "/dev/null"], "/dev/null: not a regular file: give the database or bundle"),
+        (vec!["merge", "/no/such.db"], "/no/such.db: no such database or bundle file"),
     ] {
         let (code, err) = fails(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

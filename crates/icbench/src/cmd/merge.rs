@@ -95,8 +95,14 @@ pub fn merge(a: &MergeArgs) -> Result<ExitCode> {
     let mut out = crate::term::stdout();
     let mut report = Vec::new();
     for other in &a.others {
-        if !other.is_file() {
+        if !other.exists() {
             return Err(bad(format!("{}: no such database or bundle file", other.display())));
+        }
+        if !other.is_file() {
+            return Err(bad(format!(
+                "{}: not a regular file: give the database or bundle file itself",
+                other.display()
+            )));
         }
         let runs = runs_of(other)?;
         let board = a.board.clone().unwrap_or_else(|| board_of(other));

@@ -29,8 +29,15 @@ pub fn site(a: &SiteArgs) -> Result<ExitCode> {
         }
         entries.push(entry(file, &b));
     }
+    if a.output.exists() && !a.output.is_dir() {
+        return Err(bad(format!(
+            "-o {}: not a directory: the site is a directory of pages; give a new or existing \
+             directory",
+            a.output.display()
+        )));
+    }
     std::fs::create_dir_all(&a.output)
-        .map_err(|e| bad(format!("cannot make {}: {e}", a.output.display())))?;
+        .map_err(|e| bad(format!("-o {}: cannot make the directory: {e}", a.output.display())))?;
     for (name, html) in icbench_report::site::build(&entries) {
         let to = a.output.join(&name);
         std::fs::write(&to, html)
