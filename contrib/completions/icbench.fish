@@ -81,8 +81,8 @@ complete -c icbench -n "__fish_icbench_using_subcommand run" -l ci -d 'Adaptive 
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l ci-max-time -d 'Longest measuring time per ping-pong cell with --ci' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l db -d 'Results database (SQLite); created if missing' -r -F
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l plan -d 'Measure the cells of a plan file (TOML: factors and levels, repetitions, order, budgets; see docs/plans.md and plans/). The other flags still set placement, peer and limits' -r -F
-complete -c icbench -n "__fish_icbench_using_subcommand run" -l label -d 'A name for the run, stored with it: `compare --baseline NAME` and `runs --label NAME` find it by this' -r
-complete -c icbench -n "__fish_icbench_using_subcommand run" -l note -d 'A note of your own, stored and shown with the run' -r
+complete -c icbench -n "__fish_icbench_using_subcommand run" -l label -d 'A name for the run, stored with it (at most 200 characters): `compare --baseline NAME` and `runs --label NAME` find it by this' -r
+complete -c icbench -n "__fish_icbench_using_subcommand run" -l note -d 'A note of your own, stored and shown with the run (at most 4,096 characters)' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l resume -d 'Continue an interrupted run (Ctrl-C, kill -9, power loss, an exhausted budget): measure its stored plan\'s remaining cells with its stored settings, into the same run. RUN is a number or `latest`' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l peer-fault -d '(testing) Make the first peer of each link misbehave: die-after=N, hang-after=N, corrupt-after=N data messages; for icb-peer also garbage-after=N, truncate-after=N, crc-after=N replies' -r
 complete -c icbench -n "__fish_icbench_using_subcommand run" -l sysfs-root -d 'Where sysfs is (rpmsg channels, remoteprocs); a copy or a fake tree for tests' -r -F
@@ -281,7 +281,7 @@ complete -c icbench -n "__fish_icbench_using_subcommand chip" -l warmup -d 'Repe
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l window -d 'Stream: messages in flight' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l blocks -d 'Bulk: blocks per transfer' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l timeout -d 'Longest wait for the other core (on the chip) and for the chip' -r
-complete -c icbench -n "__fish_icbench_using_subcommand chip" -l label -d 'A name for the run (`runs --label`, `compare --baseline`)' -r
+complete -c icbench -n "__fish_icbench_using_subcommand chip" -l label -d 'A name for the run, at most 200 characters (`runs --label`, `compare --baseline`)' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l image -d 'Firmware images to measure (comma list of files): each is put on the chip by --flash-cmd before its cells, and is the `image` factor' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l flash-cmd -d 'The command that puts an image on the chip, `{image}` where its path goes (no shell), e.g. \'openocd -f board.cfg -c program {image} verify reset exit\'. At most 300 s each' -r
 complete -c icbench -n "__fish_icbench_using_subcommand chip" -l plan -d 'An experiment in a file (plans/002-onchip.toml): its factors, repetitions and random order replace the flags above' -r -F

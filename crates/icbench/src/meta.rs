@@ -88,3 +88,26 @@ pub fn gather(
         user_note: None,
     }
 }
+
+/// The longest run label, characters: a name to find a run by (`compare
+/// --baseline`, `runs --label`), shown in every table of runs.
+pub const MAX_LABEL: usize = 200;
+/// The longest `run --note`, characters.
+pub const MAX_NOTE: usize = 4096;
+
+/// Checks a label or note given for a run: not blank, at most `max`
+/// characters. Said in one line that does not repeat the text (a 100 KB
+/// label was stored, and made `icbench runs` print a megabyte).
+pub fn check_text(flag: &str, text: Option<&str>, max: usize) -> anyhow::Result<()> {
+    let Some(t) = text else { return Ok(()) };
+    let n = t.trim().chars().count();
+    if n == 0 {
+        return Err(crate::error::bad(format!("{flag}: give some text, or leave {flag} out")));
+    }
+    if n > max {
+        return Err(crate::error::bad(format!(
+            "{flag}: {n} characters, more than the {max} it takes: shorten it"
+        )));
+    }
+    Ok(())
+}

@@ -320,6 +320,7 @@ fn fails(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn bad_input_is_one_line_and_exit_code_2() {
+    let (long_label, long_note) = ("é".repeat(201), "x".repeat(4097));
     for (args, want) in [
         (
             vec![
@@ -367,6 +368,13 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["run", "-s", "64,,4K"], "empty size between commas"),
         (vec!["run", "--peer", "thread", "--peer-fault", "die-after=3"], "needs --peer process"),
         (vec!["merge", "/dev/null"], "/dev/null: not a regular file: give the database or bundle"),
+        // A 100 KB label was stored and made `runs` print a megabyte.
+        (
+            vec!["run", "--label", &long_label],
+            "--label: 201 characters, more than the 200 it takes",
+        ),
+        (vec!["run", "--label", " "], "--label: give some text, or leave --label out"),
+        (vec!["run", "--note", &long_note], "--note: 4097 characters, more than the 4096"),
         (vec!["merge", "/no/such.db"], "/no/such.db: no such database or bundle file"),
     ] {
         let (code, err) = fails(&args);

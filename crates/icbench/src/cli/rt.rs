@@ -167,7 +167,8 @@ pub struct ChipArgs {
     /// Longest wait for the other core (on the chip) and for the chip.
     #[arg(long, default_value = "5s", value_name = "DURATION")]
     pub timeout: String,
-    /// A name for the run (`runs --label`, `compare --baseline`).
+    /// A name for the run, at most 200 characters (`runs --label`,
+    /// `compare --baseline`).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
     /// Firmware images to measure (comma list of files): each is put on

@@ -267,11 +267,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// A name for the run, stored with it: `compare --baseline NAME` and
-    /// `runs --label NAME` find it by this.
+    /// A name for the run, stored with it (at most 200 characters):
+    /// `compare --baseline NAME` and `runs --label NAME` find it by this.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
-    /// A note of your own, stored and shown with the run.
+    /// A note of your own, stored and shown with the run (at most 4,096
+    /// characters).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
 

@@ -181,8 +181,8 @@ pub struct LabelArgs {
     /// The run (a number or `latest`).
     #[arg(value_name = "RUN")]
     pub run: String,
-    /// Its new label; `compare --baseline NAME` and `runs --label NAME`
-    /// find it by this.
+    /// Its new label, at most 200 characters; `compare --baseline NAME`
+    /// and `runs --label NAME` find it by this.
     #[arg(value_name = "NAME", required_unless_present = "remove")]
     pub name: Option<String>,
     /// Take the run's label away instead.

@@ -70,6 +70,7 @@ pub fn label(a: &crate::cli::LabelArgs) -> Result<ExitCode> {
     if name.is_some_and(str::is_empty) {
         return Err(bad("label: give a name that is not empty, or --remove"));
     }
+    crate::meta::check_text("label", name, crate::meta::MAX_LABEL)?;
     store.set_label(run, name)?;
     let mut out = crate::term::stdout();
     match name {

@@ -358,6 +358,7 @@ fn describe(chip: &Chip) -> Vec<String> {
 }
 
 pub fn chip(a: &ChipArgs) -> Result<ExitCode> {
+    meta::check_text("--label", a.label.as_deref(), meta::MAX_LABEL)?;
     let ask = ask(a)?;
     let spec = LinkSpec::parse(&a.link).map_err(|e| bad(format!("-L {}: {e}", a.link)))?;
     if !spec.is_remote() && a.peer_cmd.is_none() {

@@ -90,6 +90,8 @@ pub(crate) fn interrupted_exit() -> ExitCode {
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
+    meta::check_text("--label", a.label.as_deref(), meta::MAX_LABEL)?;
+    meta::check_text("--note", a.note.as_deref(), meta::MAX_NOTE)?;
     if let Some(which) = &a.resume {
         return resume(&a, which);
     }
