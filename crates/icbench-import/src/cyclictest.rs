@@ -63,6 +63,8 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
         Some("irq") => Pattern::Irq,
         _ => Pattern::Timer,
     };
+    // A cell a thread: bounded before any histogram is made.
+    crate::check_cells(threads.len())?;
     for (id, t) in threads {
         let mut buckets = Vec::new();
         if let Some(h) = t.get("histogram").and_then(Value::as_object) {
@@ -109,7 +111,7 @@ pub fn parse_json(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 cell.key = cell.key.with(k, v.as_str().map(String::from).unwrap_or(v.to_string()));
             }
         }
-        imp.cells.push(cell);
+        imp.push(cell)?;
     }
     imp.notes.push(format!(
         "{} in whole {} bins, each value at its bin's middle",
@@ -170,9 +172,11 @@ pub fn parse_hist(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 .to_string(),
         );
     }
+    // A cell a column: bounded before any histogram is made.
+    crate::check_cells(columns.iter().filter(|b| !b.is_empty()).count())?;
     for (th, b) in columns.iter().enumerate() {
         if !b.is_empty() {
-            imp.cells.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b)?);
+            imp.push(hist_cell(&link(opts, &th.to_string(), None), Pattern::Timer, 0, b)?)?;
         }
     }
     imp.notes.push(

@@ -99,7 +99,33 @@ pub struct Imported {
     pub kernel_release: Option<String>,
 }
 
+/// The most cells one file makes. A cell with a latency histogram holds
+/// it decoded, ≈ 256 KiB whatever it counts, so the cells a file may name
+/// are bounded, not only its bytes: 300,000 distinct sizes in a 3.5 MB CSV
+/// were on their way to 69 GB (30,000 took 6.9 GB and 16 s). The largest
+/// real imports are a few hundred cells (a cyclictest file of every CPU,
+/// a sweep of sizes × links × patterns); 4,096 take ≈ 1 GB at most.
+pub const MAX_CELLS: usize = 4096;
+
+/// Refuses a file's `n`-th cell past [`MAX_CELLS`], saying so.
+pub(crate) fn check_cells(n: usize) -> Result<(), ImportError> {
+    if n > MAX_CELLS {
+        return Err(ImportError::Input(format!(
+            "more than {MAX_CELLS} cells (a cell is one link, pattern and size) in one file: \
+             split it, or check that it is the file you meant"
+        )));
+    }
+    Ok(())
+}
+
 impl Imported {
+    /// Adds a cell; refused past [`MAX_CELLS`].
+    pub(crate) fn push(&mut self, cell: CellResult) -> Result<(), ImportError> {
+        check_cells(self.cells.len() + 1)?;
+        self.cells.push(cell);
+        Ok(())
+    }
+
     /// The metadata of a run imported from `format` at `now_unix_ns`: what
     /// the file records (host, kernel), and the rest unknown — icbench did
     /// not measure it, so no CPUs, clock or floor. `notes` go first.

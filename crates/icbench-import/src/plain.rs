@@ -65,6 +65,9 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let default_link = opts.link.clone().unwrap_or_else(|| DEFAULT_LINK.to_string());
     let mut imp = Imported::default();
     let mut samples: Vec<(SampleKey, Vec<u64>)> = Vec::new();
+    // Where each key's samples are (a search of `samples` for every row
+    // made a file of many sizes quadratic).
+    let mut index: HashMap<SampleKey, usize> = HashMap::new();
     let mut rates: Vec<RateRow> = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
         let line = i + 2;
@@ -115,9 +118,16 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
                 });
             }
             let key = (link, pattern, size, blocks);
-            match samples.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push(t.round() as u64),
-                None => samples.push((key, vec![t.round() as u64])),
+            match index.get(&key) {
+                Some(&at) => samples[at].1.push(t.round() as u64),
+                None => {
+                    // Refused as the cell past the bound appears, before
+                    // any histogram is made (crate::MAX_CELLS).
+                    crate::check_cells(samples.len() + rates.len() + 1)
+                        .map_err(|e| ImportError::Line { line, msg: e.to_string() })?;
+                    index.insert(key.clone(), samples.len());
+                    samples.push((key, vec![t.round() as u64]));
+                }
             }
         } else if let Some(r) = get(rate_col) {
             let rate: f64 = num(r, line, "bytes_per_s")?;
@@ -135,12 +145,14 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             if let Some(avg) = get(col("avg_ch_bytes_per_s")) {
                 check_average(&row, num(avg, line, "avg_ch_bytes_per_s")?, &mut imp.warnings);
             }
+            crate::check_cells(samples.len() + rates.len() + 1)
+                .map_err(|e| ImportError::Line { line, msg: e.to_string() })?;
             rates.push(row);
         }
     }
     for ((link, pattern, size, blocks), v) in samples {
         let per = size.saturating_mul(u64::from(blocks.unwrap_or(1)));
-        imp.cells.push(sample_cell(&link, pattern, size, &v, per, blocks));
+        imp.push(sample_cell(&link, pattern, size, &v, per, blocks))?;
     }
     if !rates.is_empty() {
         imp.notes.push(
@@ -193,7 +205,7 @@ pub(crate) fn rate_cells(rates: &[RateRow], imp: &mut Imported) -> Result<(), Im
         if let Some(t) = r.transfer_factor {
             cell.key = cell.key.with("transfer", t);
         }
-        imp.cells.push(cell);
+        imp.push(cell)?;
     }
     Ok(())
 }

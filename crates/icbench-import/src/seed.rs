@@ -119,14 +119,14 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
         ));
     }
     for ((b, n), ns) in group(samples) {
-        imp.cells.push(sample_cell(
+        imp.push(sample_cell(
             &link,
             Pattern::Bulk,
             b,
             &ns,
             b.saturating_mul(u64::from(n)),
             Some(n),
-        ));
+        ))?;
     }
     imp.notes.push(
         "each log line is one transfer timed once: a cell holds one sample, so it has no spread \
@@ -243,24 +243,24 @@ pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> 
         (_, Some(l)) => (l.clone(), l.clone()),
     };
     for ((b, n), ns) in group(tty) {
-        imp.cells.push(sample_cell(
+        imp.push(sample_cell(
             &tty_link,
             Pattern::Bulk,
             b,
             &ns,
             b.saturating_mul(u64::from(n)),
             Some(n),
-        ));
+        ))?;
     }
     for ((b, n), ns) in group(net) {
-        imp.cells.push(sample_cell(
+        imp.push(sample_cell(
             &net_link,
             Pattern::Bulk,
             b,
             &ns,
             b.saturating_mul(u64::from(n)),
             Some(n),
-        ));
+        ))?;
     }
     imp.notes.push(
         "from a table printed in a blog post: times in ms with two decimals (10 µs resolution), \

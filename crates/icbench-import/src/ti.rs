@@ -68,7 +68,7 @@ pub fn parse(text: &str, opts: &Options) -> Result<Imported, ImportError> {
             .push(format!("{zero} round trips in the 0 µs bin: below the tool's 1 µs resolution"));
     }
     if !buckets.is_empty() {
-        imp.cells.push(hist_cell(&link, Pattern::PingPong, size, &buckets)?);
+        imp.push(hist_cell(&link, Pattern::PingPong, size, &buckets)?)?;
     }
     imp.notes.push(
         "TI rpmsg_char_benchmark histogram: whole-µs bins, each value taken at its bin's middle \

@@ -181,6 +181,6 @@ fn finish_block(
             ));
         }
     }
-    imp.cells.push(rate_cell(link, size, bytes, longest, threads.len() as u32));
+    imp.push(rate_cell(link, size, bytes, longest, threads.len() as u32))?;
     Ok(())
 }

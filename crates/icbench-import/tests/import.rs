@@ -416,3 +416,42 @@ fn histogram_counts_past_i64_are_refused_in_one_line() {
     assert_eq!(h.len(), i64::MAX as u64);
     assert!(!h.to_blob().is_empty(), "a histogram of i64::MAX samples serialises");
 }
+
+/// A file names at most `MAX_CELLS` cells, and one that names more is
+/// refused as the cell past the bound appears, quickly and before the
+/// histograms are made: 300,000 sizes in a 3.5 MB CSV were on their way
+/// to 69 GB (each cell's histogram is ≈ 256 KiB decoded), and the search
+/// for a row's cell made such a file quadratic. A cyclictest file of more
+/// threads than that is refused the same way.
+#[test]
+fn a_file_of_more_cells_than_an_import_holds_is_refused_in_time() {
+    use icbench_import::MAX_CELLS;
+    let t0 = std::time::Instant::now();
+    let mut csv = String::from("size_bytes,time_ns\n");
+    // (5,000 sizes: without the bound, 1.3 GB and no error.)
+    for n in 1..=5_000u64 {
+        csv.push_str(&format!("{n},{}\n", 1000 + n % 97));
+    }
+    let e = parse(Format::Csv, &csv, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains(&format!("line {}: more than {MAX_CELLS} cells", MAX_CELLS + 2)), "{e}");
+    // Rates: a cell a row, bounded the same way.
+    let mut rates = String::from("size_bytes,bytes_per_s\n");
+    for n in 1..=(MAX_CELLS as u64 + 1) {
+        rates.push_str(&format!("{n},1000000\n"));
+    }
+    let e = parse(Format::Csv, &rates, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains(&format!("more than {MAX_CELLS} cells")), "{e}");
+    // cyclictest's text histogram: a column a thread.
+    let columns = MAX_CELLS + 1;
+    let row = |us: u32| format!("{us:06} {}\n", vec!["1"; columns].join(" "));
+    let hist = format!("# Histogram\n{}{}", row(1), row(2));
+    let e = parse(Format::CyclictestHist, &hist, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains(&format!("more than {MAX_CELLS} cells")), "{e}");
+    // Many rows of few cells are not refused, and not slow.
+    let mut many = String::from("size_bytes,time_ns\n");
+    for n in 0..200_000u64 {
+        many.push_str(&format!("{},{}\n", 64 << (n % 8), 1000 + n % 97));
+    }
+    assert_eq!(parse(Format::Csv, &many, &Options::default()).unwrap().cells.len(), 8);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(60), "{:?}", t0.elapsed());
+}
