@@ -43,16 +43,26 @@ fn field<'a>(f: &'a [(String, String)], key: &str, line: usize) -> Result<&'a st
         .ok_or_else(|| ImportError::Line { line, msg: format!("result line without '{key}:'") })
 }
 
+/// One cell's samples: (block size, blocks) and the times, ns.
+type Group = ((u64, u32), Vec<u64>);
+
 /// Groups samples by (size, blocks), keeping first-seen order.
-fn group(samples: Vec<(u64, u32, u64)>) -> Vec<((u64, u32), Vec<u64>)> {
-    let mut out: Vec<((u64, u32), Vec<u64>)> = Vec::new();
+/// Refused past `crate::MAX_CELLS` groups, before any histogram is made;
+/// an index finds a sample's group (a search of every group was quadratic).
+fn group(samples: Vec<(u64, u32, u64)>) -> Result<Vec<Group>, ImportError> {
+    let mut out: Vec<Group> = Vec::new();
+    let mut index: std::collections::HashMap<(u64, u32), usize> = Default::default();
     for (b, n, ns) in samples {
-        match out.iter_mut().find(|(k, _)| *k == (b, n)) {
-            Some((_, v)) => v.push(ns),
-            None => out.push(((b, n), vec![ns])),
+        match index.get(&(b, n)) {
+            Some(&at) => out[at].1.push(ns),
+            None => {
+                crate::check_cells(out.len() + 1)?;
+                index.insert((b, n), out.len());
+                out.push(((b, n), vec![ns]));
+            }
         }
     }
-    out
+    Ok(out)
 }
 
 /// A tty or netlink client log.
@@ -118,7 +128,7 @@ pub fn parse_log(text: &str, opts: &Options, client: Client) -> Result<Imported,
             }
         ));
     }
-    for ((b, n), ns) in group(samples) {
+    for ((b, n), ns) in group(samples)? {
         imp.push(sample_cell(
             &link,
             Pattern::Bulk,
@@ -242,7 +252,7 @@ pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> 
         }
         (_, Some(l)) => (l.clone(), l.clone()),
     };
-    for ((b, n), ns) in group(tty) {
+    for ((b, n), ns) in group(tty)? {
         imp.push(sample_cell(
             &tty_link,
             Pattern::Bulk,
@@ -252,7 +262,7 @@ pub fn parse_table(text: &str, opts: &Options) -> Result<Imported, ImportError> 
             Some(n),
         ))?;
     }
-    for ((b, n), ns) in group(net) {
+    for ((b, n), ns) in group(net)? {
         imp.push(sample_cell(
             &net_link,
             Pattern::Bulk,
