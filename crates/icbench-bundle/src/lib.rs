@@ -27,6 +27,14 @@ pub const SCHEMA: u32 = 1;
 /// well under it (a default run is ≈ 2 MB).
 pub const MAX_BYTES: usize = 1 << 30;
 
+/// The most latency histograms a bundle holds. Each is ≈ 256 KiB once
+/// read (a `LatencyHistogram` keeps icbench's whole range however few
+/// values it counts), so the bytes a bundle may have do not bound the
+/// memory reading it takes: a hostile bundle of a few hundred MB could
+/// take more than a machine has. 8,192 take ≈ 2 GiB; a default run has
+/// about 550. Counted before any is decoded, and when a bundle is written.
+pub const MAX_HISTOGRAMS: usize = 8192;
+
 /// One bundle.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,6 +120,11 @@ pub enum BundleError {
     Hash { stated: String, actual: String },
     #[error("the bundle is {0} bytes, more than the {MAX_BYTES} read")]
     TooLarge(usize),
+    #[error(
+        "the bundle holds {0} latency histograms, more than the {MAX_HISTOGRAMS} read at once \
+         (each takes about 256 KiB of memory): bundle fewer runs a file"
+    )]
+    TooManyHistograms(usize),
 }
 
 impl Bundle {
@@ -127,6 +140,19 @@ impl Bundle {
         let unsealed = Bundle { content_sha256: String::new(), ..self.clone() };
         let bytes = serde_json::to_vec(&unsealed).expect("a bundle always serialises");
         Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The latency histograms the bundle holds (each cell's, each
+    /// channel's), as [`MAX_HISTOGRAMS`] counts them.
+    pub fn histograms(&self) -> usize {
+        let of = |c: &CellResult| match &c.outcome {
+            icbench_model::CellOutcome::Measured(d) => {
+                usize::from(d.latency.is_some())
+                    + d.per_channel.iter().filter(|ch| ch.latency.is_some()).count()
+            }
+            _ => 0,
+        };
+        self.runs.iter().flat_map(|r| &r.cells).map(of).sum()
     }
 
     /// The file's text: pretty JSON, one field a line.
@@ -152,6 +178,10 @@ impl Bundle {
             }
             None => return Err(BundleError::NotJson("no \"icbench_bundle\" version field".into())),
         }
+        let n = histograms_in(&version);
+        if n > MAX_HISTOGRAMS {
+            return Err(BundleError::TooManyHistograms(n));
+        }
         let b: Bundle =
             serde_json::from_value(version).map_err(|e| BundleError::NotJson(e.to_string()))?;
         let actual = b.hash();
@@ -160,6 +190,28 @@ impl Bundle {
         }
         Ok(b)
     }
+}
+
+/// The values under a key `latency` that are not null, anywhere in a
+/// bundle's JSON: the histograms reading it would decode. serde_json has
+/// unescaped the keys, so a key spelt with escapes is counted too.
+fn histograms_in(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let mut n = 0;
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    n += usize::from(k == "latency" && !x.is_null());
+                    todo.push(x);
+                }
+            }
+            Value::Array(a) => todo.extend(a),
+            _ => {}
+        }
+    }
+    n
 }
 
 impl Machine {

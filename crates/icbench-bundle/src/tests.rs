@@ -197,7 +197,33 @@ fn every_bundle_in_results_reads_and_validates() {
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errors: Vec<String> = v.iter_errors(&json).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        // What the text says and what was decoded count the same.
+        assert_eq!(histograms_in(&json), b.histograms(), "{}", path.display());
         seen += 1;
     }
     assert!(seen >= 3, "results/ holds {seen} bundles");
+}
+
+/// More latency histograms than a bundle holds are refused before one is
+/// decoded (they are placeholders here, which decoding would refuse), with
+/// the count; a key spelt with escapes counts as `latency`.
+#[test]
+fn a_bundle_of_more_histograms_than_it_may_hold_is_refused_before_decoding() {
+    let h = serde_json::json!({ "hdr_v2_deflate_base64": "not base64", "clamped": 0 });
+    let cell = serde_json::json!({ "outcome": { "Measured": { "latency": h, "per_channel": [
+        { "latency": h }, { "latency": null } ] } } });
+    let cells = vec![cell; MAX_HISTOGRAMS / 2 + 1];
+    let doc = serde_json::json!({ "icbench_bundle": SCHEMA, "runs": [ { "cells": cells } ] });
+    match Bundle::parse(&doc.to_string()) {
+        Err(BundleError::TooManyHistograms(n)) => assert_eq!(n, MAX_HISTOGRAMS + 2),
+        other => panic!("{other:?}"),
+    }
+    let escaped = doc.to_string().replace("\"latency\"", "\"l\\u0061tency\"");
+    assert!(escaped.contains("l\\u0061tency"));
+    assert!(matches!(Bundle::parse(&escaped), Err(BundleError::TooManyHistograms(_))));
+    // At the bound, the count lets it through to the decoding (which
+    // refuses the placeholders).
+    let cells = vec![serde_json::json!({ "latency": h }); MAX_HISTOGRAMS];
+    let doc = serde_json::json!({ "icbench_bundle": SCHEMA, "runs": [ { "cells": cells } ] });
+    assert!(matches!(Bundle::parse(&doc.to_string()), Err(BundleError::NotJson(_))));
 }

@@ -52,6 +52,15 @@ pub fn bundle(a: &BundleArgs) -> Result<ExitCode> {
         },
         runs,
     );
+    // No bundle is written that a reader would refuse.
+    let held = b.histograms();
+    if held > icbench_bundle::MAX_HISTOGRAMS {
+        return Err(bad(format!(
+            "these runs hold {held} latency histograms, more than the {} a bundle holds (each \
+             takes about 256 KiB of memory to read): bundle fewer runs a file",
+            icbench_bundle::MAX_HISTOGRAMS
+        )));
+    }
     write_file(&a.output, &b.to_json())?;
     let cells: usize = b.runs.iter().map(|r| r.cells.len()).sum(); // stored blocks
     let said = format!(
