@@ -13,6 +13,7 @@ start the board. A board that fails fails its own part, with the stage and
 the reason; whatever runs it finished are still merged, and the other
 boards go on.
 """
+import hashlib
 import io
 import json
 import os
@@ -180,11 +181,29 @@ class BoardRun:
         console = type(self.files).__name__ == "ShellDriver"
         if console:
             self.sh("stty -echo")
+            self._unrestrict_rz()
         try:
             yield
         finally:
             if console:
                 self.sh("stty echo")
+
+    def _unrestrict_rz(self):
+        """ShellDriver receives into `mktemp`'s absolute path with `rz -X`,
+        which lrzsz 0.12.21-10+deb12u1 (Debian's fix of 2026-11-26 for
+        CVE-2026-105840/2) refuses in its default restricted mode ("rz:
+        Security Violation", then CAN): the copy failed and labgrid's `dd`
+        left an empty file. lrzsz's `-U` lifts that for this one receive of a
+        file the lab chose. Reaches into labgrid's cached command (26.0.1,
+        pinned in pyproject.toml); busybox's `rx` is left as it is."""
+        files = self.files
+        if not hasattr(files, "_get_xmodem_rx_cmd") or not hasattr(files, "_xmodem_cached_rx_cmd"):
+            return
+        files._get_xmodem_rx_cmd("probe")
+        cmd = files._xmodem_cached_rx_cmd
+        for rz in ("lrz -X ", "rz -X "):
+            if cmd.startswith(rz) and " -U " not in cmd:
+                files._xmodem_cached_rx_cmd = rz + "-U " + cmd[len(rz):]
 
     def sh(self, cmd, timeout=30):
         out, _, rc = self.shell.run(cmd, timeout=timeout)
@@ -240,6 +259,10 @@ class BoardRun:
                     self._put_file(plan, f"{WORKDIR}/plan.toml")
         except Exception as e:
             raise BoardError("run", f"copying the plan to the board failed ({one_line(e)})")
+        out, rc = self.sh(f"sha256sum {WORKDIR}/plan.toml")
+        if rc or not out or out[-1].split()[0] != hashlib.sha256(plan).hexdigest():
+            raise BoardError("run", f"{WORKDIR}/plan.toml on the board does not match "
+                                    f"{self.plan} after the copy (see the transfer's messages above)")
         args = " ".join(shlex.quote(a) for a in self.run_args)
         cmd = (f"cd {WORKDIR} && ( {self.remote_icbench} run --plan plan.toml --json-stream "
                f"--db board.db {args} >stream.jsonl 2>err.txt; echo $? >rc.tmp; mv rc.tmp rc ) "

@@ -2,6 +2,7 @@
 """Without a board: which build a board gets, the progress lines, the
 summary, and a board whose architecture has no build refused before its
 power is touched."""
+import hashlib
 import io
 import os
 import tarfile
@@ -9,7 +10,7 @@ import tarfile
 import pytest
 
 from icbench_labgrid.builds import BuildError, Builds
-from icbench_labgrid.lab import BoardResult, BoardRun, cell_line, summary
+from icbench_labgrid.lab import BoardError, BoardResult, BoardRun, cell_line, summary
 
 
 def tarball(dirpath, target, content=b"\x7fELF fake"):
@@ -120,3 +121,74 @@ def test_declared_architecture_without_build_is_refused_before_power(tmp_path):
     assert not r.ok and r.stage == "deploy"
     assert "no icbench build for aarch64" in r.reason
     assert t.touched == []
+
+
+class ShellDriver:
+    """labgrid's ShellDriver as far as a plan's copy goes, with the board's
+    rz of lrzsz 0.12.21-10+deb12u1: an absolute path is refused unless the
+    command says -U, and labgrid's `dd` then leaves an empty file."""
+
+    def __init__(self, rx="rz -X -y -c -b '{filename}' 2>/dev/null"):
+        self._xmodem_cached_rx_cmd = ""
+        self.rx = rx
+        self.board = {}
+
+    def _get_xmodem_rx_cmd(self, filename):
+        if not self._xmodem_cached_rx_cmd:
+            self._xmodem_cached_rx_cmd = self.rx
+        return self._xmodem_cached_rx_cmd.format(filename=filename)
+
+    def put_bytes(self, buf, remotefile):
+        cmd = self._get_xmodem_rx_cmd("/tmp/tmp.x")
+        refused = cmd.startswith(("rz ", "lrz ")) and " -U " not in cmd
+        self.board[remotefile] = b"" if refused else buf
+
+
+class FakeShell:
+    def __init__(self, files):
+        self.files = files
+        self.cmds = []
+
+    def run(self, cmd, timeout=30):
+        self.cmds.append(cmd)
+        if cmd.startswith("sha256sum "):
+            path = cmd.split()[1]
+            return [f"{hashlib.sha256(self.files.board.get(path, b'')).hexdigest()}  {path}"], "", 0
+        if cmd.startswith(("rm -f", "stty")):
+            return [], "", 0
+        return [], "", 1
+
+
+def plan_run(tmp_path, files):
+    plan = tmp_path / "plan.toml"
+    plan.write_text('[factors]\nlink = ["pipe"]\n')
+    r = BoardRun(FakeTarget({}), Builds(), str(plan), str(tmp_path / "lab.db"),
+                 icbench_host="icbench", fetch_dir=str(tmp_path), log=lambda *a: None)
+    r.files, r.shell, r.remote_icbench = files, FakeShell(files), "/usr/local/bin/icbench"
+    return r, plan
+
+
+def test_the_plan_reaches_a_board_whose_rz_refuses_absolute_paths(tmp_path):
+    files = ShellDriver()
+    r, plan = plan_run(tmp_path, files)
+    with pytest.raises(BoardError, match="could not start icbench"):
+        r.run_plan()  # the fake shell refuses the start: the copy came before it
+    assert files._xmodem_cached_rx_cmd.startswith("rz -X -U -y")
+    assert list(files.board.values()) == [plan.read_bytes()]
+
+
+def test_a_plan_the_board_did_not_get_is_said_before_icbench_runs(tmp_path):
+    files = ShellDriver()
+    files.put_bytes = lambda buf, remotefile: files.board.__setitem__(remotefile, buf[:5])
+    r, _ = plan_run(tmp_path, files)
+    with pytest.raises(BoardError, match="plan.toml on the board does not match .*after the copy"):
+        r.run_plan()
+    assert not any("run --plan" in c for c in r.shell.cmds)
+
+
+def test_busybox_rx_is_left_as_it_is(tmp_path):
+    files = ShellDriver(rx="rx '{filename}' 2>/dev/null")
+    r, plan = plan_run(tmp_path, files)
+    with pytest.raises(BoardError, match="could not start icbench"):
+        r.run_plan()
+    assert files._xmodem_cached_rx_cmd == "rx '{filename}' 2>/dev/null"
