@@ -48,7 +48,11 @@ def main(argv=None):
     # get_bytes() starts with (it NAKs and goes on): not the user's concern.
     logging.getLogger("xmodem").setLevel(logging.ERROR)
     from labgrid import Environment  # after argument errors, which need no labgrid
-    builds = Builds()
+    with Builds() as builds:
+        return run(a, builds, Environment)
+
+
+def run(a, builds, Environment):
     try:
         dist = a.dist or ("dist" if os.path.isdir("dist") else None)
         if dist:

@@ -40,7 +40,22 @@ class Builds:
 
     def __init__(self, cache_dir=None):
         self._by_target = {}  # rust target -> (source, binary path)
-        self._cache = cache_dir or tempfile.mkdtemp(prefix="icbench-lab-builds-")
+        # Without a cache_dir the unpacked binaries live in a directory of
+        # this object's own, removed by close() (or leaving a `with`): a lab
+        # run left one behind in /tmp each time, 30 MB with three targets.
+        self._own = None if cache_dir else tempfile.TemporaryDirectory(prefix="icbench-lab-builds-")
+        self._cache = cache_dir or self._own.name
+
+    def close(self):
+        if self._own is not None:
+            self._own.cleanup()
+            self._own = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def add(self, arch_or_target, path):
         """A tarball from scripts/release or a bare binary, for an `uname -m`

@@ -58,7 +58,8 @@ def test_a_damaged_tarball_is_refused_in_one_line(tmp_path):
 
 def test_empty_dist_is_refused(tmp_path):
     with pytest.raises(BuildError, match="run scripts/release"):
-        Builds().add_dist(str(tmp_path))
+        with Builds() as b:
+            b.add_dist(str(tmp_path))
 
 
 def test_cell_lines():
@@ -162,7 +163,7 @@ class FakeShell:
 def plan_run(tmp_path, files):
     plan = tmp_path / "plan.toml"
     plan.write_text('[factors]\nlink = ["pipe"]\n')
-    r = BoardRun(FakeTarget({}), Builds(), str(plan), str(tmp_path / "lab.db"),
+    r = BoardRun(FakeTarget({}), Builds(cache_dir=str(tmp_path / "c")), str(plan), str(tmp_path / "lab.db"),
                  icbench_host="icbench", fetch_dir=str(tmp_path), log=lambda *a: None)
     r.files, r.shell, r.remote_icbench = files, FakeShell(files), "/usr/local/bin/icbench"
     return r, plan
@@ -192,3 +193,17 @@ def test_busybox_rx_is_left_as_it_is(tmp_path):
     with pytest.raises(BoardError, match="could not start icbench"):
         r.run_plan()
     assert files._xmodem_cached_rx_cmd == "rx '{filename}' 2>/dev/null"
+
+
+def test_unpacked_builds_go_with_the_lab_run_unless_a_cache_is_given(tmp_path):
+    tarball(tmp_path, "x86_64-unknown-linux-musl")
+    with Builds() as b:
+        b.add_dist(str(tmp_path))
+        _, _, binary = b.for_arch("x86_64")
+        assert os.path.isfile(binary)
+    assert not os.path.exists(binary)
+    kept = Builds(cache_dir=str(tmp_path / "c"))
+    kept.add_dist(str(tmp_path))
+    _, _, binary = kept.for_arch("x86_64")
+    kept.close()
+    assert os.path.isfile(binary)
